@@ -1,0 +1,51 @@
+package golden
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+)
+
+func TestNumDecodesSpecialValues(t *testing.T) {
+	var ns []Num
+	if err := json.Unmarshal([]byte(`[1.5, "NaN", "Infinity", "-Infinity", -0.0]`), &ns); err != nil {
+		t.Fatal(err)
+	}
+	got := Floats(ns)
+	if got[0] != 1.5 || !math.IsNaN(got[1]) || !math.IsInf(got[2], 1) || !math.IsInf(got[3], -1) {
+		t.Fatalf("got %v", got)
+	}
+	if err := json.Unmarshal([]byte(`["nan"]`), &ns); err == nil {
+		t.Fatal("want an error for an unknown string")
+	}
+}
+
+func TestClose(t *testing.T) {
+	tests := []struct {
+		got, want, tol, rel float64
+		ok                  bool
+	}{
+		{1, 1, 0, 0, true},
+		{1.000009, 1, 1e-5, 0, true},
+		{1.0001, 1, 1e-5, 1e-5, false},
+		{math.NaN(), math.NaN(), 0, 0, true},
+		{0, math.NaN(), 1, 1, false},
+		{math.Inf(1), math.Inf(1), 0, 0, true},
+		{math.Inf(1), math.Inf(-1), 1, 1, false},
+	}
+	for _, tt := range tests {
+		if got := Close(tt.got, tt.want, tt.tol, tt.rel); got != tt.ok {
+			t.Errorf("Close(%v, %v, %v, %v) = %v", tt.got, tt.want, tt.tol, tt.rel, got)
+		}
+	}
+}
+
+func TestLoadEveryFixture(t *testing.T) {
+	for _, name := range []string{"grpo_advantage.json", "loss_mask.json", "madness.json"} {
+		f := Load(t, name)
+		if f.Function == "" {
+			t.Errorf("%s: no function name", name)
+		}
+		t.Logf("golden %s: %d cases", name, len(f.Cases))
+	}
+}
