@@ -1,0 +1,77 @@
+// Command agentevolver trains, evaluates and serves self-evolving LLM agents.
+//
+// Usage:
+//
+//	agentevolver <command> [flags]
+//
+// Run "agentevolver help" for the list of commands.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+)
+
+// command is one subcommand. Each lives in its own file and registers itself
+// from an init function.
+type command struct {
+	name    string
+	summary string
+	// run executes the command with the arguments after its name.
+	run func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error
+}
+
+var commands = map[string]command{}
+
+func register(c command) {
+	if _, dup := commands[c.name]; dup {
+		panic("agentevolver: duplicate command " + c.name)
+	}
+	commands[c.name] = c
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stdout)
+		return 0
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "agentevolver: unknown command %q\n\n", args[0])
+		usage(stderr)
+		return 2
+	}
+	if err := c.run(ctx, args[1:], stdin, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "agentevolver %s: %v\n", c.name, err)
+		return 1
+	}
+	return 0
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "Usage: agentevolver <command> [flags]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, `Run "agentevolver <command> -h" for the flags of a command.`)
+}
