@@ -35,7 +35,7 @@ type Instance interface {
 
 // ProfileProvider is implemented by environments that can describe
 // themselves with an environment profile (reference §4.2) for task
-// synthesis. The profile is returned as JSON-serialisable data.
+// synthesis.
 type ProfileProvider interface {
-	Profile() (any, error)
+	Profile() agentevolver.EnvProfile
 }
