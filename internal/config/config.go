@@ -1,0 +1,359 @@
+// Package config loads layered YAML configuration into typed structs: the
+// struct's own values are the defaults, then YAML files are merged over them
+// in order, then "a.b.c=value" overrides, then "${a.b}" placeholders are
+// resolved once against the merged result. Unknown keys are errors that name
+// the key.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+)
+
+// MaxFileSize bounds one configuration file.
+const MaxFileSize = 4 << 20
+
+// ErrInvalid reports a configuration that cannot be loaded: unknown keys,
+// malformed YAML or overrides, unresolved placeholders, mistyped values.
+var ErrInvalid = errors.New("config: invalid configuration")
+
+// Layer is one source of configuration: a name for error messages and its
+// YAML text.
+type Layer struct {
+	Name string
+	YAML []byte
+}
+
+// LoadFiles reads the named YAML files and applies them with overrides; see
+// Apply.
+func LoadFiles(out any, files []string, overrides []string) error {
+	layers := make([]Layer, 0, len(files))
+	for _, name := range files {
+		data, err := readBounded(name)
+		if err != nil {
+			return err
+		}
+		layers = append(layers, Layer{Name: name, YAML: data})
+	}
+	return Apply(out, layers, overrides)
+}
+
+func readBounded(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("config: read %s: %w", name, err)
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrInvalid, name, MaxFileSize)
+	}
+	return data, nil
+}
+
+// Apply merges layers and overrides over the values already in out (a
+// pointer to a struct holding the defaults), resolves placeholders and
+// decodes the result back into out. Keys are the fields' yaml tag names. On
+// error out is left unchanged.
+func Apply(out any, layers []Layer, overrides []string) error {
+	rv := reflect.ValueOf(out)
+	if rv.Kind() != reflect.Pointer || rv.Elem().Kind() != reflect.Struct {
+		return fmt.Errorf("config: Apply needs a pointer to a struct, got %T", out)
+	}
+	tree, err := toTree(out)
+	if err != nil {
+		return err
+	}
+	for _, l := range layers {
+		var doc any
+		if err := yaml.Unmarshal(l.YAML, &doc); err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrInvalid, l.Name, err)
+		}
+		if doc == nil {
+			continue
+		}
+		m, ok := normalize(doc).(map[string]any)
+		if !ok {
+			return fmt.Errorf("%w: %s: the top level must be a mapping", ErrInvalid, l.Name)
+		}
+		merge(tree, m)
+	}
+	for _, o := range overrides {
+		if err := setOverride(tree, o); err != nil {
+			return err
+		}
+	}
+	if err := checkKeys(tree, rv.Elem().Type(), ""); err != nil {
+		return err
+	}
+	if err := resolvePlaceholders(tree); err != nil {
+		return err
+	}
+	data, err := yaml.Marshal(tree)
+	if err != nil {
+		return fmt.Errorf("config: encode merged configuration: %w", err)
+	}
+	fresh := reflect.New(rv.Elem().Type())
+	fresh.Elem().Set(rv.Elem())
+	if err := yaml.UnmarshalWithOptions(data, fresh.Interface(), yaml.DisallowUnknownField()); err != nil {
+		return fmt.Errorf("%w: %s", ErrInvalid, yaml.FormatError(err, false, true))
+	}
+	rv.Elem().Set(fresh.Elem())
+	return nil
+}
+
+// toTree encodes the defaults as a generic tree of maps.
+func toTree(v any) (map[string]any, error) {
+	data, err := yaml.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("config: encode defaults: %w", err)
+	}
+	var doc any
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("config: decode defaults: %w", err)
+	}
+	m, _ := normalize(doc).(map[string]any)
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m, nil
+}
+
+// normalize turns map[any]any (and nested ones) into map[string]any.
+func normalize(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			t[k] = normalize(x)
+		}
+		return t
+	case map[any]any:
+		m := make(map[string]any, len(t))
+		for k, x := range t {
+			m[fmt.Sprint(k)] = normalize(x)
+		}
+		return m
+	case []any:
+		for i, x := range t {
+			t[i] = normalize(x)
+		}
+		return t
+	default:
+		return v
+	}
+}
+
+// merge copies src over dst, recursing into mappings present in both.
+func merge(dst, src map[string]any) {
+	for k, v := range src {
+		if sm, ok := v.(map[string]any); ok {
+			if dm, ok := dst[k].(map[string]any); ok {
+				merge(dm, sm)
+				continue
+			}
+		}
+		dst[k] = v
+	}
+}
+
+// setOverride applies one "a.b.c=value" override; value is a YAML scalar or
+// flow collection ("3", "true", "[1, 2]", "text").
+func setOverride(tree map[string]any, o string) error {
+	key, raw, ok := strings.Cut(o, "=")
+	key = strings.TrimSpace(key)
+	if !ok || key == "" {
+		return fmt.Errorf("%w: override %q is not key=value", ErrInvalid, o)
+	}
+	path := strings.Split(key, ".")
+	for _, p := range path {
+		if p == "" {
+			return fmt.Errorf("%w: override %q has an empty key segment", ErrInvalid, o)
+		}
+	}
+	var value any = raw
+	if strings.TrimSpace(raw) != "" {
+		var parsed any
+		if err := yaml.Unmarshal([]byte(raw), &parsed); err == nil {
+			value = normalize(parsed) // typed: numbers, bools, lists, null
+		} // else not YAML: keep the text as it is
+	}
+	node := tree
+	for i, p := range path[:len(path)-1] {
+		next, ok := node[p].(map[string]any)
+		if !ok {
+			if _, exists := node[p]; exists && node[p] != nil {
+				return fmt.Errorf("%w: override %q: %s is not a mapping", ErrInvalid, o, strings.Join(path[:i+1], "."))
+			}
+			next = map[string]any{}
+			node[p] = next
+		}
+		node = next
+	}
+	node[path[len(path)-1]] = value
+	return nil
+}
+
+// checkKeys reports the first key of tree (in sorted order) that t has no
+// field for.
+func checkKeys(tree map[string]any, t reflect.Type, prefix string) error {
+	fields := yamlFields(t)
+	keys := make([]string, 0, len(tree))
+	for k := range tree {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		ft, ok := fields[k]
+		name := prefix + k
+		if !ok {
+			known := make([]string, 0, len(fields))
+			for f := range fields {
+				known = append(known, f)
+			}
+			sort.Strings(known)
+			return fmt.Errorf("%w: unknown key %q (known keys here: %s)", ErrInvalid, name, strings.Join(known, ", "))
+		}
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if sub, ok := tree[k].(map[string]any); ok && ft.Kind() == reflect.Struct {
+			if err := checkKeys(sub, ft, name+"."); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// yamlFields maps the YAML keys of struct t to field types.
+func yamlFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		tag := f.Tag.Get("yaml")
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "-" {
+			continue
+		}
+		if strings.Contains(opts, "inline") {
+			for k, v := range yamlFields(f.Type) {
+				out[k] = v
+			}
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		out[name] = f.Type
+	}
+	return out
+}
+
+var placeholder = regexp.MustCompile(`\$\{([A-Za-z0-9_.\-]+)\}`)
+
+// resolvePlaceholders replaces ${a.b} in every string value with the value
+// at a.b. A string that is exactly one placeholder takes the referenced
+// value with its type. References may chain; cycles are errors.
+func resolvePlaceholders(tree map[string]any) error {
+	r := resolver{root: tree, active: map[string]bool{}}
+	return r.walk(tree, "")
+}
+
+type resolver struct {
+	root   map[string]any
+	active map[string]bool
+}
+
+func (r *resolver) walk(node map[string]any, prefix string) error {
+	for k, v := range node {
+		path := prefix + k
+		switch t := v.(type) {
+		case map[string]any:
+			if err := r.walk(t, path+"."); err != nil {
+				return err
+			}
+		case []any:
+			for i, x := range t {
+				if s, ok := x.(string); ok {
+					res, err := r.resolve(s, fmt.Sprintf("%s[%d]", path, i))
+					if err != nil {
+						return err
+					}
+					t[i] = res
+				}
+			}
+		case string:
+			res, err := r.resolve(t, path)
+			if err != nil {
+				return err
+			}
+			node[k] = res
+		}
+	}
+	return nil
+}
+
+func (r *resolver) lookup(ref, from string) (any, error) {
+	if r.active[ref] {
+		return nil, fmt.Errorf("%w: placeholder cycle through ${%s} (in %s)", ErrInvalid, ref, from)
+	}
+	var cur any = r.root
+	for _, p := range strings.Split(ref, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%w: %s refers to unknown key ${%s}", ErrInvalid, from, ref)
+		}
+		if cur, ok = m[p]; !ok {
+			return nil, fmt.Errorf("%w: %s refers to unknown key ${%s}", ErrInvalid, from, ref)
+		}
+	}
+	if s, ok := cur.(string); ok {
+		r.active[ref] = true
+		defer delete(r.active, ref)
+		return r.resolve(s, ref)
+	}
+	if _, ok := cur.(map[string]any); ok {
+		return nil, fmt.Errorf("%w: %s refers to ${%s}, which is a mapping", ErrInvalid, from, ref)
+	}
+	return cur, nil
+}
+
+func (r *resolver) resolve(s, from string) (any, error) {
+	locs := placeholder.FindAllStringSubmatchIndex(s, -1)
+	if len(locs) == 0 {
+		return s, nil
+	}
+	if len(locs) == 1 && locs[0][0] == 0 && locs[0][1] == len(s) {
+		return r.lookup(s[locs[0][2]:locs[0][3]], from)
+	}
+	var b bytes.Buffer
+	last := 0
+	for _, loc := range locs {
+		b.WriteString(s[last:loc[0]])
+		v, err := r.lookup(s[loc[2]:loc[3]], from)
+		if err != nil {
+			return nil, err
+		}
+		if v != nil {
+			fmt.Fprint(&b, v)
+		}
+		last = loc[1]
+	}
+	b.WriteString(s[last:])
+	return b.String(), nil
+}
