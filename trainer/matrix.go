@@ -1,0 +1,75 @@
+package trainer
+
+import (
+	"fmt"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+)
+
+// matrixDims returns the rows and columns of a rectangular, non-empty
+// matrix, or an ErrShape error naming it.
+func matrixDims[T any](name string, m [][]T) (rows, cols int, err error) {
+	if len(m) == 0 || len(m[0]) == 0 {
+		return 0, 0, fmt.Errorf("%w: %s is empty", ErrShape, name)
+	}
+	cols = len(m[0])
+	for i, row := range m {
+		if len(row) != cols {
+			return 0, 0, fmt.Errorf("%w: %s row %d has %d columns, row 0 has %d", ErrShape, name, i, len(row), cols)
+		}
+	}
+	return len(m), cols, nil
+}
+
+// matrixTensor copies a matrix, which must be rows x cols, into a tensor.
+func matrixTensor[T dtypes.Supported](name string, m [][]T, rows, cols int) (*tensors.Tensor, error) {
+	r, c, err := matrixDims(name, m)
+	if err != nil {
+		return nil, err
+	}
+	if r != rows || c != cols {
+		return nil, fmt.Errorf("%w: %s is %dx%d, want %dx%d", ErrShape, name, r, c, rows, cols)
+	}
+	flat := make([]T, 0, rows*cols)
+	for _, row := range m {
+		flat = append(flat, row...)
+	}
+	return tensors.FromFlatDataAndDimensions(flat, rows, cols), nil
+}
+
+// constMatrix returns a rows x cols tensor filled with v.
+func constMatrix[T dtypes.Supported](v T, rows, cols int) *tensors.Tensor {
+	return tensors.FromScalarAndDimensions(v, rows, cols)
+}
+
+// tensorMatrix copies a rank-2 tensor back into rows.
+func tensorMatrix[T dtypes.Supported](t *tensors.Tensor) ([][]T, error) {
+	if t.Rank() != 2 {
+		return nil, fmt.Errorf("%w: want a matrix, got %s", ErrShape, t.Shape())
+	}
+	flat, err := tensors.CopyFlatData[T](t)
+	if err != nil {
+		return nil, err
+	}
+	rows, cols := t.Shape().Dimensions[0], t.Shape().Dimensions[1]
+	out := make([][]T, rows)
+	for i := range out {
+		out[i] = flat[i*cols : (i+1)*cols : (i+1)*cols]
+	}
+	return out, nil
+}
+
+// tensorScalar reads a scalar float tensor as float64.
+func tensorScalar(t *tensors.Tensor) (float64, error) {
+	if !t.Shape().IsScalar() {
+		return 0, fmt.Errorf("%w: want a scalar, got %s", ErrShape, t.Shape())
+	}
+	switch v := t.Value().(type) {
+	case float32:
+		return float64(v), nil
+	case float64:
+		return v, nil
+	}
+	return 0, fmt.Errorf("%w: want a float scalar, got %s", ErrShape, t.Shape())
+}
