@@ -1,0 +1,64 @@
+// Package model is the policy network: a decoder-only transformer of the
+// Qwen2 family (RMSNorm, rotary embeddings, grouped-query attention with
+// q/k/v biases, SwiGLU MLP, optional tied embeddings) written in GoMLX.
+//
+// # Weights
+//
+// New draws random weights for a Config (Hugging Face config.json field
+// names); Load reads a Hugging Face checkpoint directory (config.json plus
+// *.safetensors, sharded or not); Save writes one. The weights live in a
+// GoMLX context (Model.Context), one variable per Hugging Face tensor:
+// "model.layers.0.self_attn.q_proj.weight" is variable "weight" in scope
+// "/model/layers/0/self_attn/q_proj". Linear weights keep the Hugging Face
+// [out, in] layout.
+//
+// # Backends
+//
+// NewBackend chooses the GoMLX backend in one place: the pure-Go simplego
+// backend ("go:ops_sequential") by default, XLA when built with the "xla"
+// tag and selected by $GOMLX_BACKEND ("xla:cpu", "xla:cuda"). A missing
+// PJRT plugin is an ErrBackendUnavailable error, never a download.
+//
+// # Log-probs, for the trainer
+//
+// ResponseLogProbs (and TemperedResponseLogProbs) build the per-token
+// log-probs and entropies of the response half of a padded batch inside a
+// graph; they read the weights by name from the context they are given. A
+// trainer uses them like this:
+//
+//	policy := m.Context()             // trainable weights
+//	reference, _ := policy.Clone()    // frozen copy for the KL term
+//	// in the training graph, with ctx = policy:
+//	logp, entropy := m.ResponseLogProbs(ctx, ids, pos, mask, targets, promptLen)
+//	// ... loss from logp ...; grads := ctx.BuildTrainableVariablesGradientsGraph(loss)
+//	// in a separate executable over reference (no gradient):
+//	refLogp, _ := m.ResponseLogProbs(referenceCtx, ids, pos, mask, targets, promptLen)
+//
+// ids, pos and mask are [B,T] with the prompt in columns < promptLen (left
+// padded) and the response after it (right padded); targets [B,T-promptLen]
+// are the response tokens. Compute shifted targets and loss masks on the
+// host: slicing inside a differentiated graph needs Pad, which the pure-Go
+// backend lacks. Model.LogProbs runs the same graph for host slices (old
+// log-probs, reference log-probs), padding shapes to a few bucket sizes so
+// each compiles once.
+//
+// The matrix products of the model carry their own gradient (two
+// DotGenerals per product, see dotGeneral): GoMLX v0.26's stock DotGeneral
+// gradient materialises the full [batch, lhs, rhs, contracted] product and
+// dominated a training step on the pure-Go backend.
+//
+// # Sampling
+//
+// Model.Generate samples batches of continuations with a KV cache
+// (temperature, top-k, top-p, stop tokens, maximum length, seed) and
+// returns token ids with their log-probs. Policy wraps a Model with a
+// tokenizer and chat template into an llm.ChatModel whose completions carry
+// the exact sampled token ids, so an agent flow can train on them without
+// re-tokenising.
+//
+// Errors are returned, never panicked: GoMLX reports graph errors by
+// panicking, and every exported host-level function here recovers them as
+// ErrGraph. Test for the sentinels (ErrBadConfig, ErrMissingTensor,
+// ErrTensorMismatch, ErrBadCheckpoint, ErrBadInput, ErrGraph,
+// ErrBackendUnavailable) with errors.Is.
+package model

@@ -1,0 +1,164 @@
+package model
+
+import (
+	"math"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+// maskedScore is added to attention scores of keys a query may not see. It
+// is finite so that a fully masked row (a padding query) stays NaN-free;
+// exp(maskedScore - max) is exactly 0 in float32 for any real score.
+const maskedScore = -1e9
+
+// kvMerge combines a block's freshly computed keys and values with what
+// came before (the KV cache) and returns the keys and values attention
+// should use, which are also the block's new cache.
+type kvMerge func(layer int, k, v *graph.Node) (kAll, vAll *graph.Node)
+
+// forward runs the decoder blocks over ids [B,T] at positions [B,T]
+// (int32) with the additive attention bias [B,1,T,1,Tk], and returns the
+// hidden states [B,T,D] before the final norm, plus each block's keys and
+// values as merge returned them.
+func (m *Model) forward(ctx *mlctx.Context, ids, positions, bias *graph.Node, merge kvMerge) (h *graph.Node, ks, vs []*graph.Node) {
+	g := ids.Graph()
+	c := m.cfg
+	h = graph.Gather(m.weight(ctx, g, "model.embed_tokens.weight"), graph.InsertAxes(ids, -1))
+	cos, sin := m.rotaryTables(positions)
+	rotate := rotateHalfMatrix(g, c.HeadDim)
+	ks, vs = make([]*graph.Node, c.NumHiddenLayers), make([]*graph.Node, c.NumHiddenLayers)
+	for i := range c.NumHiddenLayers {
+		p := layerPrefix(i)
+		w := func(name string) *graph.Node { return m.weight(ctx, g, p+name) }
+		x := rmsNorm(h, w("input_layernorm.weight"), c.RMSNormEps)
+		q := linear(x, w("self_attn.q_proj.weight"), w("self_attn.q_proj.bias"))
+		k := linear(x, w("self_attn.k_proj.weight"), w("self_attn.k_proj.bias"))
+		v := linear(x, w("self_attn.v_proj.weight"), w("self_attn.v_proj.bias"))
+		q = applyRotary(splitHeads(q, c.NumAttentionHeads), cos, sin, rotate)
+		k = applyRotary(splitHeads(k, c.NumKeyValueHeads), cos, sin, rotate)
+		v = splitHeads(v, c.NumKeyValueHeads)
+		if merge != nil {
+			k, v = merge(i, k, v)
+		}
+		ks[i], vs[i] = k, v
+		a := attention(q, k, v, bias)
+		h = graph.Add(h, linear(a, w("self_attn.o_proj.weight"), nil))
+		x = rmsNorm(h, w("post_attention_layernorm.weight"), c.RMSNormEps)
+		gate := linear(x, w("mlp.gate_proj.weight"), nil)
+		up := linear(x, w("mlp.up_proj.weight"), nil)
+		h = graph.Add(h, linear(graph.Mul(silu(gate), up), w("mlp.down_proj.weight"), nil))
+	}
+	return h, ks, vs
+}
+
+// logits applies the final norm and the output head to hidden states
+// [..., D], giving [..., V].
+func (m *Model) logits(ctx *mlctx.Context, h *graph.Node) *graph.Node {
+	g := h.Graph()
+	h = rmsNorm(h, m.weight(ctx, g, "model.norm.weight"), m.cfg.RMSNormEps)
+	head := "lm_head.weight"
+	if m.cfg.TieWordEmbeddings {
+		head = "model.embed_tokens.weight"
+	}
+	return linear(h, m.weight(ctx, g, head), nil)
+}
+
+// rmsNorm is Qwen2RMSNorm: w · x / sqrt(mean(x²) + eps) over the last axis.
+func rmsNorm(x, w *graph.Node, eps float64) *graph.Node {
+	meanSquare := graph.ReduceAndKeep(graph.Square(x), graph.ReduceMean, -1)
+	normed := graph.Mul(x, graph.Rsqrt(graph.AddScalar(meanSquare, eps)))
+	return graph.Mul(normed, graph.ExpandLeftToRank(w, x.Rank()))
+}
+
+// silu is x·sigmoid(x), the activation of the SwiGLU MLP.
+func silu(x *graph.Node) *graph.Node { return graph.Mul(x, graph.Sigmoid(x)) }
+
+// splitHeads reshapes [B,T,heads·hd] into [B,T,heads,hd].
+func splitHeads(x *graph.Node, heads int) *graph.Node {
+	d := x.Shape().Dimensions
+	return graph.Reshape(x, d[0], d[1], heads, d[2]/heads)
+}
+
+// rotaryTables returns cos and sin [B,T,1,hd] of the rotary embedding at
+// positions [B,T], laid out as Hugging Face's Qwen2RotaryEmbedding does:
+// the hd/2 frequencies repeated twice.
+func (m *Model) rotaryTables(positions *graph.Node) (cos, sin *graph.Node) {
+	g := positions.Graph()
+	hd := m.cfg.HeadDim
+	invFreq := make([]float32, hd/2)
+	for i := range invFreq {
+		invFreq[i] = float32(1 / math.Pow(m.cfg.RopeTheta, float64(2*i)/float64(hd)))
+	}
+	pos := graph.InsertAxes(graph.ConvertDType(positions, dtypes.Float32), -1) // [B,T,1]
+	freqs := graph.Mul(pos, graph.ExpandLeftToRank(graph.Const(g, invFreq), 3))
+	emb := graph.InsertAxes(graph.Concatenate([]*graph.Node{freqs, freqs}, -1), 2) // [B,T,1,hd]
+	return graph.Cos(emb), graph.Sin(emb)
+}
+
+// rotateHalfMatrix returns the constant R [hd,hd] with x·R = rotate_half(x)
+// = concat(-x[hd/2:], x[:hd/2]). Multiplying by ±1 and adding zeros is
+// exact, and unlike slicing it has a gradient on every backend.
+func rotateHalfMatrix(g *graph.Graph, hd int) *graph.Node {
+	half := hd / 2
+	r := make([]float32, hd*hd)
+	for j := range half {
+		r[(j+half)*hd+j] = -1 // out[j] = -x[j+half]
+		r[j*hd+j+half] = 1    // out[j+half] = x[j]
+	}
+	return graph.Reshape(graph.Const(g, r), hd, hd)
+}
+
+// applyRotary rotates x [B,T,heads,hd] by the position tables [B,T,1,hd].
+func applyRotary(x, cos, sin, rotate *graph.Node) *graph.Node {
+	rotated := dotGeneral(x, []int{-1}, nil, rotate, []int{0}, nil)
+	return graph.Add(graph.Mul(x, cos), graph.Mul(rotated, sin))
+}
+
+// attention is grouped-query scaled dot-product attention: q [B,Tq,H,hd],
+// k and v [B,Tk,KV,hd], bias [B,1,Tq,1,Tk] additive; returns [B,Tq,H·hd].
+// Query head h reads key/value head h/(H/KV), as Hugging Face's repeat_kv.
+func attention(q, k, v, bias *graph.Node) *graph.Node {
+	qd := q.Shape().Dimensions
+	b, tq, heads, hd := qd[0], qd[1], qd[2], qd[3]
+	kvHeads := k.Shape().Dimensions[2]
+	group := heads / kvHeads
+	q = graph.MulScalar(graph.Reshape(q, b, tq, kvHeads, group, hd), 1/math.Sqrt(float64(hd)))
+	scores := dotGeneral(q, []int{4}, []int{0, 2}, k, []int{3}, []int{0, 2}) // [B,KV,Tq,G,Tk]
+	probs := graph.Softmax(graph.Add(scores, bias), -1)
+	out := dotGeneral(probs, []int{4}, []int{0, 1}, v, []int{1}, []int{0, 2}) // [B,KV,Tq,G,hd]
+	out = graph.TransposeAllAxes(out, 0, 2, 1, 3, 4)
+	return graph.Reshape(out, b, tq, heads*hd)
+}
+
+// attentionBias returns the additive bias [B,1,Tq,1,Tk] that lets query i
+// see key j when allowed [B,Tq,Tk] is true.
+func attentionBias(allowed *graph.Node) *graph.Node {
+	g := allowed.Graph()
+	bias := graph.Where(allowed, graph.ScalarZero(g, dtypes.Float32), graph.Scalar(g, dtypes.Float32, maskedScore))
+	d := allowed.Shape().Dimensions
+	return graph.Reshape(bias, d[0], 1, d[1], 1, d[2])
+}
+
+// causalAllowed returns allowed [B,T,T]: query i sees key j iff j <= i and
+// key j is a real token (keyValid [B,T] bool).
+func causalAllowed(keyValid *graph.Node) *graph.Node {
+	g := keyValid.Graph()
+	d := keyValid.Shape().Dimensions
+	b, t := d[0], d[1]
+	square := shapes.Make(dtypes.Int32, t, t)
+	causal := graph.LessOrEqual(graph.Iota(g, square, 1), graph.Iota(g, square, 0)) // [Tq,Tk]: k <= q
+	causal = graph.BroadcastToDims(graph.InsertAxes(causal, 0), b, t, t)
+	valid := graph.BroadcastToDims(graph.InsertAxes(keyValid, 1), b, t, t)
+	return graph.LogicalAnd(causal, valid)
+}
+
+// asBoolMask converts an attention mask of any dtype (1/0 or bool) to bool.
+func asBoolMask(mask *graph.Node) *graph.Node {
+	if mask.DType() == dtypes.Bool {
+		return mask
+	}
+	return graph.NotEqual(mask, graph.ScalarZero(mask.Graph(), mask.DType()))
+}
