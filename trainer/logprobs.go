@@ -1,0 +1,140 @@
+package trainer
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/graph"
+	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+// logProber computes a policy's response log-probs and entropies from the
+// variables of a context, forward only.
+type logProber struct {
+	backend     backends.Backend
+	vars        *mlctx.Context
+	policy      Policy
+	temperature float64
+	microBatch  int // rows per graph run; 0 means all
+	exec        *mlctx.Exec
+}
+
+func (p *logProber) logProbs(ctx context.Context, t *Tokens) (logp, entropy [][]float32, err error) {
+	rows, _, err := t.tokenShape(p.policy.VocabSize())
+	if err != nil {
+		return nil, nil, err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			logp, entropy, err = nil, nil, fmt.Errorf("%w: %v", ErrGraph, r)
+		}
+	}()
+	if p.exec == nil {
+		temperature := p.temperature
+		p.exec, err = mlctx.NewExec(p.backend, p.vars, func(ctx *mlctx.Context, in []*graph.Node) []*graph.Node {
+			logp, entropy := p.policy.ResponseLogProbs(ctx, sequencesOf(in, temperature))
+			return []*graph.Node{graph.StopGradient(logp), graph.StopGradient(entropy)}
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %w", ErrGraph, err)
+		}
+	}
+	step := p.microBatch
+	if step <= 0 {
+		step = rows
+	}
+	for lo := 0; lo < rows; lo += step {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		in := t.tokenTensors(lo, min(lo+step, rows))
+		outs, err := p.exec.Exec(in[0], in[1], in[2], in[3])
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %w", ErrGraph, err)
+		}
+		l, err := tensorMatrix[float32](outs[0])
+		if err != nil {
+			return nil, nil, err
+		}
+		e, err := tensorMatrix[float32](outs[1])
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, o := range outs {
+			o.FinalizeAll()
+		}
+		logp, entropy = append(logp, l...), append(entropy, e...)
+	}
+	return logp, entropy, nil
+}
+
+// Reference is the frozen reference policy: a copy of the policy's
+// trainable variables, taken when it is made, whose log-probs are computed
+// without gradients and which no optimiser step changes. The KL loss
+// compares the policy with it. It is not safe for concurrent use.
+type Reference struct {
+	prober logProber
+}
+
+// ReferenceConfig configures a [Reference]. The zero value is useful.
+type ReferenceConfig struct {
+	// Temperature divides the logits (the rollout temperature); 0 means 1.
+	Temperature float64
+	// MicroBatchSize is the number of rows per forward pass; 0 means the
+	// whole batch.
+	MicroBatchSize int
+}
+
+// NewReference copies the trainable variables of policyVars (initialising
+// them first if they have no values yet) into a new context of frozen
+// variables, for policy's graphs run on backend.
+func NewReference(backend backends.Backend, policyVars *mlctx.Context, policy Policy, cfg ReferenceConfig) (ref *Reference, err error) {
+	if backend == nil || policyVars == nil || policy == nil {
+		return nil, fmt.Errorf("%w: backend, policyVars and policy are required", ErrConfig)
+	}
+	if cfg.Temperature == 0 {
+		cfg.Temperature = 1
+	}
+	if !(cfg.Temperature > 0) || cfg.MicroBatchSize < 0 {
+		return nil, fmt.Errorf("%w: temperature %v, micro-batch size %d", ErrConfig, cfg.Temperature, cfg.MicroBatchSize)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			ref, err = nil, fmt.Errorf("%w: %v", ErrGraph, r)
+		}
+	}()
+	if policyVars.NeedsInitialization() {
+		if err := policyVars.InitializeVariables(backend, nil); err != nil {
+			return nil, fmt.Errorf("%w: initialising the policy: %w", ErrGraph, err)
+		}
+	}
+	frozen := mlctx.New()
+	n := 0
+	for v := range policyVars.IterVariables() {
+		if !v.Trainable {
+			continue
+		}
+		clone, err := v.CloneToContext(frozen)
+		if err != nil {
+			return nil, fmt.Errorf("%w: copying %s: %w", ErrGraph, v.ScopeAndName(), err)
+		}
+		clone.SetTrainable(false)
+		n++
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("%w: the policy context has no trainable variables", ErrConfig)
+	}
+	return &Reference{prober: logProber{
+		backend: backend, vars: frozen, policy: policy,
+		temperature: cfg.Temperature, microBatch: cfg.MicroBatchSize,
+	}}, nil
+}
+
+// LogProbs computes the reference policy's log-probs of t's response
+// columns.
+func (r *Reference) LogProbs(ctx context.Context, t *Tokens) ([][]float32, error) {
+	logp, _, err := r.prober.logProbs(ctx, t)
+	return logp, err
+}
+

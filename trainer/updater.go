@@ -1,0 +1,329 @@
+package trainer
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+// UpdaterConfig configures an [Updater]. Zero values mean the reference
+// defaults (reference §6 and §9).
+type UpdaterConfig struct {
+	// Optimizer configures AdamW.
+	Optimizer AdamWConfig
+	// Clip configures gradient-norm clipping (default global norm 1.0).
+	Clip ClipConfig
+	// Loss configures the HET clipped policy loss and the aggregation mode
+	// shared by the KL and entropy terms.
+	Loss PolicyLossConfig
+	// KLType is the KL penalty of the KL loss (default low_var_kl).
+	KLType KLType
+	// KLCoef weighs the KL loss (kl_loss_coef, default 0.001).
+	KLCoef float64
+	// NoKLLoss turns the KL loss off (use_kl_loss = false); batches then
+	// need no RefLogProbs.
+	NoKLLoss bool
+	// EntropyCoef weighs the entropy bonus: the objective subtracts
+	// EntropyCoef · agg(entropy) (entropy_coeff, default 0: no bonus).
+	EntropyCoef float64
+	// NoEntropyMetric skips computing the entropy metric when EntropyCoef
+	// is 0, which saves a pass over the vocabulary.
+	NoEntropyMetric bool
+	// PPOEpochs is how many passes Update makes over a batch (default 1).
+	PPOEpochs int
+	// MiniBatchSize is the number of rows per optimiser step; 0 means the
+	// whole batch.
+	MiniBatchSize int
+	// MicroBatchSize is the number of rows per forward/backward pass;
+	// gradients of the micro-batches of a mini-batch are accumulated
+	// before one optimiser step. 0 means MiniBatchSize.
+	MicroBatchSize int
+	// Temperature divides the logits (the rollout temperature, as veRL
+	// does); 0 means 1.
+	Temperature float64
+	// Logger receives a debug record per optimiser step; nil discards.
+	Logger *slog.Logger
+}
+
+// DefaultKLCoef is the default of UpdaterConfig.KLCoef.
+const DefaultKLCoef = 0.001
+
+func (c UpdaterConfig) withDefaults() (UpdaterConfig, error) {
+	var err error
+	if c.Optimizer, err = c.Optimizer.withDefaults(); err != nil {
+		return c, err
+	}
+	if c.Clip, err = c.Clip.withDefaults(); err != nil {
+		return c, err
+	}
+	if c.Loss, err = c.Loss.withDefaults(); err != nil {
+		return c, err
+	}
+	if c.KLType, err = c.KLType.resolve(); err != nil {
+		return c, err
+	}
+	if c.KLCoef == 0 {
+		c.KLCoef = DefaultKLCoef
+	}
+	if c.PPOEpochs == 0 {
+		c.PPOEpochs = 1
+	}
+	if c.Temperature == 0 {
+		c.Temperature = 1
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	switch {
+	case c.KLCoef < 0 || c.EntropyCoef < 0:
+		return c, fmt.Errorf("%w: KLCoef %v and EntropyCoef %v must be >= 0", ErrConfig, c.KLCoef, c.EntropyCoef)
+	case c.PPOEpochs < 0 || c.MiniBatchSize < 0 || c.MicroBatchSize < 0:
+		return c, fmt.Errorf("%w: PPOEpochs, MiniBatchSize and MicroBatchSize must be >= 0", ErrConfig)
+	case !(c.Temperature > 0):
+		return c, fmt.Errorf("%w: temperature %v must be > 0", ErrConfig, c.Temperature)
+	}
+	return c, nil
+}
+
+// StepMetrics are the metrics of one optimiser step, each over the whole
+// mini-batch (micro-batch contributions are exact parts of it).
+type StepMetrics struct {
+	Epoch, MiniBatch int     // position of the step in Update
+	PGLoss           float64 // the aggregated HET policy loss
+	PGClipFrac       float64 // fraction of masked tokens where the PPO clip bound
+	PGClipFracLower  float64 // fraction where the dual clip bound
+	PPOKL            float64 // masked mean of old − new log-prob
+	KLLoss           float64 // aggregated KL penalty to the reference (0 without KL loss)
+	Entropy          float64 // aggregated entropy; NaN when not computed
+	GradNorm         float64 // global gradient norm before clipping
+	LR               float64 // learning rate of the step
+	// Skipped reports a non-finite gradient norm: as veRL does, the step
+	// changed nothing.
+	Skipped bool
+}
+
+// Map returns the metrics under the reference's names ("actor/pg_loss",
+// ...), leaving out values that were not computed.
+func (m StepMetrics) Map() map[string]float64 {
+	out := map[string]float64{
+		"actor/pg_loss":           m.PGLoss,
+		"actor/pg_clipfrac":       m.PGClipFrac,
+		"actor/pg_clipfrac_lower": m.PGClipFracLower,
+		"actor/ppo_kl":            m.PPOKL,
+		"actor/kl_loss":           m.KLLoss,
+		"actor/entropy":           m.Entropy,
+		"actor/grad_norm":         m.GradNorm,
+		"actor/lr":                m.LR,
+	}
+	for k, v := range out {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			delete(out, k)
+		}
+	}
+	return out
+}
+
+// Updater takes the RL optimiser steps of the policy: PPO epochs over
+// mini-batches of a batch, each step accumulating gradients over
+// micro-batches, clipping their global norm and applying AdamW to the
+// trainable variables of the policy's context. The optimiser state
+// (moments, step count, gradient accumulators) is kept in the same context
+// under the scope "/trainer". An Updater is not safe for concurrent use,
+// nor concurrent with other users of the same context.
+type Updater struct {
+	cfg    UpdaterConfig
+	policy Policy
+	steps  *stepper
+	old    *logProber
+	lr     float64
+}
+
+// Positions of the RL micro-batch graph inputs after the token inputs.
+const (
+	inLossMask = numTokenInputs + iota
+	inAdvantages
+	inOldLogProbs
+	inRefLogProbs // a scalar placeholder without KL loss
+	inExpMask     // a scalar placeholder when the batch has none
+	inTokenTotal
+	inRowTotal
+	numRLInputs
+)
+
+// NewUpdater returns an Updater for policy, whose weights are the
+// variables of vars, running graphs on backend.
+func NewUpdater(backend backends.Backend, vars *mlctx.Context, policy Policy, cfg UpdaterConfig) (*Updater, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if backend == nil || vars == nil || policy == nil {
+		return nil, fmt.Errorf("%w: backend, vars and policy are required", ErrConfig)
+	}
+	u := &Updater{cfg: cfg, policy: policy, lr: cfg.Optimizer.LearningRate}
+	u.steps = &stepper{
+		backend:  backend,
+		vars:     vars,
+		loss:     u.microBatchLoss,
+		opt:      adamW{cfg: cfg.Optimizer, scope: "/trainer/adamw"},
+		clip:     cfg.Clip,
+		accScope: "/trainer/grad_acc",
+	}
+	u.old = &logProber{backend: backend, vars: vars, policy: policy, temperature: cfg.Temperature, microBatch: cfg.MicroBatchSize}
+	return u, nil
+}
+
+// SetLearningRate changes the learning rate of the following steps (for a
+// schedule); it must be positive.
+func (u *Updater) SetLearningRate(lr float64) error {
+	if !(lr > 0) {
+		return fmt.Errorf("%w: learning rate %v must be > 0", ErrConfig, lr)
+	}
+	u.lr = lr
+	return nil
+}
+
+// LogProbs computes the current policy's log-probs of t's response
+// columns without gradients: the old log-probs of a batch, recomputed
+// before Update as veRL does.
+func (u *Updater) LogProbs(ctx context.Context, t *Tokens) ([][]float32, error) {
+	logp, _, err := u.old.logProbs(ctx, t)
+	return logp, err
+}
+
+// Update takes PPOEpochs passes over b in mini-batches of MiniBatchSize
+// rows (in order), one optimiser step per mini-batch, and returns each
+// step's metrics. Each micro-batch contributes its exact share of the
+// mini-batch objective
+//
+//	pg_loss − EntropyCoef·agg(entropy) + KLCoef·agg(kl(logp, ref))
+//
+// where every aggregation divides by totals of the whole mini-batch
+// (tokens, rows), so k micro-batches of b rows give the gradient of one
+// batch of k·b rows in every aggregation mode. The reference instead
+// scales each micro-batch's own aggregate by 1/k, which only agrees when
+// the micro-batches hold equally many loss tokens; this implements the
+// intended whole-mini-batch objective.
+func (u *Updater) Update(ctx context.Context, b *Batch) ([]StepMetrics, error) {
+	rows, cols, err := b.tokenShape(u.policy.VocabSize())
+	if err != nil {
+		return nil, err
+	}
+	resp := cols - b.PromptLen
+	for _, m := range []struct {
+		name     string
+		m        [][]float32
+		required bool
+	}{
+		{"LossMask", b.LossMask, true},
+		{"Advantages", b.Advantages, true},
+		{"OldLogProbs", b.OldLogProbs, true},
+		{"RefLogProbs", b.RefLogProbs, !u.cfg.NoKLLoss},
+		{"ExpMask", b.ExpMask, false},
+	} {
+		if err := checkResponseMatrix(m.name, m.m, rows, resp, m.required); err != nil {
+			return nil, err
+		}
+	}
+	mini := u.cfg.MiniBatchSize
+	if mini == 0 || mini > rows {
+		mini = rows
+	}
+	micro := u.cfg.MicroBatchSize
+	if micro == 0 || micro > mini {
+		micro = mini
+	}
+
+	// Graph inputs of every micro-batch, grouped by mini-batch; built once
+	// and reused by every epoch.
+	placeholder := tensors.FromScalar(float32(0))
+	var miniBatches [][][]*tensors.Tensor
+	for lo := 0; lo < rows; lo += mini {
+		hi := min(lo+mini, rows)
+		tokenTotal := tensors.FromScalar(float32(maskSum(b.LossMask, lo, hi)))
+		rowTotal := tensors.FromScalar(float32(hi - lo))
+		var micros [][]*tensors.Tensor
+		for mlo := lo; mlo < hi; mlo += micro {
+			mhi := min(mlo+micro, hi)
+			in := make([]*tensors.Tensor, numRLInputs)
+			copy(in, b.tokenTensors(mlo, mhi))
+			in[inLossMask] = rowsTensor(b.LossMask, mlo, mhi)
+			in[inAdvantages] = rowsTensor(b.Advantages, mlo, mhi)
+			in[inOldLogProbs] = rowsTensor(b.OldLogProbs, mlo, mhi)
+			in[inRefLogProbs], in[inExpMask] = placeholder, placeholder
+			if !u.cfg.NoKLLoss {
+				in[inRefLogProbs] = rowsTensor(b.RefLogProbs, mlo, mhi)
+			}
+			if b.ExpMask != nil {
+				in[inExpMask] = rowsTensor(b.ExpMask, mlo, mhi)
+			}
+			in[inTokenTotal], in[inRowTotal] = tokenTotal, rowTotal
+			micros = append(micros, in)
+		}
+		miniBatches = append(miniBatches, micros)
+	}
+
+	var all []StepMetrics
+	for epoch := range u.cfg.PPOEpochs {
+		for i, micros := range miniBatches {
+			res, err := u.steps.step(ctx, micros, u.lr)
+			if err != nil {
+				return all, fmt.Errorf("trainer: update epoch %d mini-batch %d: %w", epoch, i, err)
+			}
+			m := StepMetrics{
+				Epoch: epoch, MiniBatch: i,
+				PGLoss: res.metrics[0], PGClipFrac: res.metrics[1], PGClipFracLower: res.metrics[2], PPOKL: res.metrics[3],
+				KLLoss: res.metrics[4], Entropy: res.metrics[5],
+				GradNorm: res.gradNorm, LR: u.lr, Skipped: res.skipped,
+			}
+			if !u.entropyComputed() {
+				m.Entropy = math.NaN()
+			}
+			if m.Skipped {
+				u.cfg.Logger.Warn("trainer: non-finite gradient norm, step skipped", "epoch", epoch, "mini_batch", i, "grad_norm", m.GradNorm)
+			}
+			u.cfg.Logger.Debug("trainer: update step", "epoch", epoch, "mini_batch", i,
+				"pg_loss", m.PGLoss, "grad_norm", m.GradNorm, "kl_loss", m.KLLoss, "lr", m.LR)
+			all = append(all, m)
+		}
+	}
+	return all, nil
+}
+
+func (u *Updater) entropyComputed() bool { return u.cfg.EntropyCoef != 0 || !u.cfg.NoEntropyMetric }
+
+// microBatchLoss is the RL lossFunc: inputs as laid out by Update;
+// metrics pg_loss, clipfrac, clipfrac_lower, ppo_kl, kl_loss, entropy.
+func (u *Updater) microBatchLoss(ctx *mlctx.Context, in []*graph.Node) (*graph.Node, []*graph.Node) {
+	logp, entropy := u.policy.ResponseLogProbs(ctx, sequencesOf(in, u.cfg.Temperature))
+	mask := in[inLossMask]
+	t := totals{tokens: in[inTokenTotal], rows: in[inRowTotal]}
+	pin := PolicyLossInputs{OldLogProbs: in[inOldLogProbs], LogProbs: logp, Advantages: in[inAdvantages], Mask: mask}
+	if !in[inExpMask].IsScalar() {
+		pin.ExpMask = in[inExpMask]
+	}
+	pg := policyLoss(pin, u.cfg.Loss, t, false)
+	loss := pg.Loss
+	// Distinct zero nodes: a graph cannot return one node twice.
+	klLoss, entropyLoss := graph.ScalarZero(loss.Graph(), loss.DType()), graph.ScalarZero(loss.Graph(), loss.DType())
+	if !u.cfg.NoKLLoss {
+		klLoss = aggregate(klPenalty(logp, in[inRefLogProbs], u.cfg.KLType), mask, u.cfg.Loss.AggMode, t)
+		loss = graph.Add(loss, graph.MulScalar(klLoss, u.cfg.KLCoef))
+	}
+	if u.entropyComputed() {
+		if u.cfg.EntropyCoef == 0 {
+			entropy = graph.StopGradient(entropy)
+		}
+		entropyLoss = aggregate(entropy, mask, u.cfg.Loss.AggMode, t)
+		if u.cfg.EntropyCoef != 0 {
+			loss = graph.Sub(loss, graph.MulScalar(entropyLoss, u.cfg.EntropyCoef))
+		}
+	}
+	return loss, []*graph.Node{pg.Loss, pg.ClipFrac, pg.ClipFracLower, pg.PPOKL, klLoss, entropyLoss}
+}
