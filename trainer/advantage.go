@@ -71,10 +71,10 @@ func grpoAdvantages(rewards, mask, groups *graph.Node, numGroups int, cfg GRPOCo
 	// matrix, and per-row lookups use Gather, so a non-finite score of one
 	// group cannot leak into the statistics of another.
 	member := graph.Equal(graph.OneHot(groups, numGroups, dtype), one) // [B, G]
-	groupSum := func(x *graph.Node) *graph.Node { // [B] -> [G]
+	groupSum := func(x *graph.Node) *graph.Node {                      // [B] -> [G]
 		return graph.ReduceSum(graph.Where(member, graph.BroadcastToDims(graph.InsertAxes(x, -1), rows, numGroups), zero), 0)
 	}
-	indices := graph.InsertAxes(groups, -1) // [B, 1]
+	indices := graph.InsertAxes(groups, -1)                                             // [B, 1]
 	perRow := func(stat *graph.Node) *graph.Node { return graph.Gather(stat, indices) } // [G] -> [B]
 
 	count := groupSum(graph.OnesLike(scores))

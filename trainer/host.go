@@ -120,10 +120,10 @@ type PolicyLossBatch struct {
 // [PolicyLossOutputs] for their meaning. OffTokenLosses is nil when the
 // batch has no ExpMask (OffLoss is then 0).
 type PolicyLossResult struct {
-	Loss                                      float32
+	Loss                                       float32
 	TokenLosses, OnTokenLosses, OffTokenLosses [][]float32
-	OnLoss, OffLoss                           float32
-	ClipFrac, ClipFracLower, PPOKL            float32
+	OnLoss, OffLoss                            float32
+	ClipFrac, ClipFracLower, PPOKL             float32
 }
 
 // ComputePolicyLoss runs [PolicyLoss] on host data. Errors wrap

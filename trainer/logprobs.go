@@ -137,4 +137,3 @@ func (r *Reference) LogProbs(ctx context.Context, t *Tokens) ([][]float32, error
 	logp, _, err := r.prober.logProbs(ctx, t)
 	return logp, err
 }
-

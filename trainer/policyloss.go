@@ -124,9 +124,9 @@ func policyLoss(in PolicyLossInputs, cfg PolicyLossConfig, t totals, details boo
 	// surrogate returns the dual-clipped loss, the PPO-clipped loss before
 	// the dual clip (l), and whether clipping bound (l2 > l1).
 	surrogate := func(low, high float64) (loss, clipped, clipBound *graph.Node) {
-		unclipped := graph.Mul(negAdv, ratio)                           // l1
+		unclipped := graph.Mul(negAdv, ratio)                          // l1
 		ratioClipped := graph.Mul(negAdv, clamp(ratio, 1-low, 1+high)) // l2
-		clipped = graph.Max(unclipped, ratioClipped)                    // l
+		clipped = graph.Max(unclipped, ratioClipped)                   // l
 		loss = graph.Where(negative, graph.Min(dual, clipped), clipped)
 		return loss, clipped, graph.GreaterThan(ratioClipped, unclipped)
 	}
