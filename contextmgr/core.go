@@ -1,0 +1,270 @@
+package contextmgr
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/llm"
+)
+
+// Texts the reference adds to messages.
+const (
+	// NoContentObservation replaces an empty environment observation.
+	NoContentObservation = "[No content provided by the environment]"
+	noThinkInit          = "\n/no_think"
+	noThinkEnv           = " /no_think"
+)
+
+// core is the state every strategy shares: the full record of the episode
+// (the reference's full_context) and the tokenisation helpers.
+type core struct {
+	cfg      Config
+	enc      encoder
+	eos      int
+	blackout []int
+	full     []*ExtendedMessage
+	penalty  float64 // lowest RepetitionPenalty over policy turns
+}
+
+func newCore(cfg Config, perTurn bool) (*core, error) {
+	cfg, err := cfg.resolve(perTurn)
+	if err != nil {
+		return nil, err
+	}
+	eos, ok := cfg.Tokenizer.TokenID(cfg.EOSToken)
+	if !ok {
+		return nil, fmt.Errorf("%w: EOSToken %q is not in the vocabulary", ErrConfig, cfg.EOSToken)
+	}
+	return &core{
+		cfg:      cfg,
+		enc:      encoder{tok: cfg.Tokenizer, tpl: cfg.Template, opts: cfg.TemplateOptions},
+		eos:      eos,
+		blackout: cfg.Tokenizer.Encode(cfg.AssistantHeader),
+	}, nil
+}
+
+// History returns a deep copy of every message recorded so far, including
+// messages later prompts no longer show.
+func (c *core) History() []ExtendedMessage {
+	out := make([]ExtendedMessage, len(c.full))
+	for i, m := range c.full {
+		out[i] = *m.clone()
+	}
+	return out
+}
+
+// Madness is -1 when any policy turn degenerated, else 0 (reference §2.3
+// compute_madness).
+func (c *core) Madness() float64 {
+	if c.penalty < -0.01 {
+		return -1
+	}
+	return 0
+}
+
+// Steps returns the recorded messages as later prompts show them, memory
+// summaries excluded.
+func (c *core) Steps() []agentevolver.Message {
+	out := make([]agentevolver.Message, 0, len(c.full))
+	for _, m := range c.full {
+		if m.Author == AuthorMemory {
+			continue
+		}
+		out = append(out, m.Message())
+	}
+	return out
+}
+
+// Finish drops a trailing message that is neither a policy turn nor an
+// initial message. [BUG/QUIRK] fixed: the reference pops any non-policy
+// message, so an episode without a policy turn lost its task message.
+func (c *core) Finish() {
+	if n := len(c.full); n > 0 {
+		if a := c.full[n-1].Author; a != AuthorLLM && a != AuthorInit {
+			c.full = c.full[:n-1]
+		}
+	}
+}
+
+// newMessage builds a message whose tokens are computed from its own
+// rendering; clip marks an environment observation to be clipped.
+func (c *core) newMessage(author, role, content string, clip bool) (*ExtendedMessage, error) {
+	m := &ExtendedMessage{
+		Author:        author,
+		Role:          role,
+		Content:       content,
+		FutureContent: futureContent(content, clip, c.cfg.MaxEnvTokens, c.countText),
+		UUID:          newUUID(),
+	}
+	ids, err := c.enc.auto(m.Message())
+	if err != nil {
+		return nil, err
+	}
+	m.Tokens = ids
+	return m, nil
+}
+
+// derive re-renders src with new content and author, remembering where it
+// came from.
+func (c *core) derive(src *ExtendedMessage, author, content string) (*ExtendedMessage, error) {
+	m, err := c.newMessage(author, src.Role, content, false)
+	if err != nil {
+		return nil, err
+	}
+	m.BuildFromUUID = src.UUID
+	return m, nil
+}
+
+func (c *core) countText(s string) int { return len(c.cfg.Tokenizer.Encode(s)) }
+
+// initMessages records the initial messages (reference save_init_input).
+func (c *core) initMessages(msgs []agentevolver.Message) error {
+	if len(c.full) > 0 {
+		return fmt.Errorf("%w: Init called twice", ErrSequence)
+	}
+	msgs = append([]agentevolver.Message(nil), msgs...)
+	if c.cfg.NoThink && len(msgs) > 0 {
+		msgs[len(msgs)-1].Content += noThinkInit
+	}
+	tokens, err := c.enc.prefixTokens(msgs)
+	if err != nil {
+		return err
+	}
+	for i, msg := range msgs {
+		c.full = append(c.full, &ExtendedMessage{
+			Author:        AuthorInit,
+			Role:          msg.Role,
+			Content:       msg.Content,
+			FutureContent: futureContent(msg.Content, false, 0, nil),
+			ToolCalls:     msg.ToolCalls,
+			Tokens:        tokens[i],
+			UUID:          newUUID(),
+		})
+	}
+	return nil
+}
+
+// policyMessage builds the message of a policy completion of prompt. When
+// the policy reported its token ids, they are spliced into the template
+// rendering (reference replace_token_ids); otherwise the rendering is
+// tokenised.
+func (c *core) policyMessage(prompt []agentevolver.Message, out llm.Completion) (*ExtendedMessage, error) {
+	role := out.Message.Role
+	if role == "" {
+		role = agentevolver.RoleAssistant
+	}
+	m := &ExtendedMessage{
+		Author:        AuthorLLM,
+		Role:          role,
+		Content:       out.Message.Content,
+		FutureContent: futureContent(out.Message.Content, false, 0, nil),
+		ToolCalls:     out.Message.ToolCalls,
+		UUID:          newUUID(),
+	}
+	if len(out.TokenIDs) == 0 {
+		ids, err := c.enc.auto(m.Message())
+		if err != nil {
+			return nil, err
+		}
+		m.Tokens = ids
+		return m, nil
+	}
+	raw := agentevolver.Message{Role: role, Content: out.Message.Content, ToolCalls: out.Message.ToolCalls}
+	texts := make([]string, 3)
+	for i, r := range []struct {
+		msgs []agentevolver.Message
+		gen  bool
+	}{{prompt, false}, {prompt, true}, {append(slices.Clone(prompt), raw), false}} {
+		var err error
+		if texts[i], err = c.enc.render(r.msgs, r.gen); err != nil {
+			return nil, err
+		}
+	}
+	base := len(c.cfg.Tokenizer.Encode(texts[0]))
+	// header: the generation prompt; placeholder: the reply as the template
+	// renders it, header and tail included.
+	header := tail(c.cfg.Tokenizer.Encode(texts[1]), base)
+	placeholder := tail(c.cfg.Tokenizer.Encode(texts[2]), base)
+	var lp []float64
+	if len(out.LogProbs) == len(out.TokenIDs) {
+		lp = out.LogProbs
+	}
+	m.Tokens, m.LogProbs = replaceTokenIDs(placeholder, out.TokenIDs, lp, header, []int{c.eos})
+	return m, nil
+}
+
+// recordPolicy appends a policy turn and updates the madness record.
+func (c *core) recordPolicy(m *ExtendedMessage) {
+	c.full = append(c.full, m)
+	c.penalty = min(c.penalty, RepetitionPenalty(m.Content))
+}
+
+// observation builds the message of an environment observation
+// (reference save_env_output): always a user turn, clipped in later
+// prompts.
+func (c *core) observation(obs agentevolver.Message) (*ExtendedMessage, error) {
+	content := obs.Content
+	if content == "" {
+		content = NoContentObservation
+	}
+	if c.cfg.NoThink {
+		content += noThinkEnv
+	}
+	return c.newMessage(AuthorEnv, agentevolver.RoleUser, content, true)
+}
+
+// lastAuthored returns the last message by author, or nil.
+func (c *core) lastAuthored(author string) *ExtendedMessage {
+	for i := len(c.full) - 1; i >= 0; i-- {
+		if c.full[i].Author == author {
+			return c.full[i]
+		}
+	}
+	return nil
+}
+
+// authored returns the messages whose author is one of authors, in order.
+func (c *core) authored(authors ...string) []*ExtendedMessage {
+	var out []*ExtendedMessage
+	for _, m := range c.full {
+		for _, a := range authors {
+			if m.Author == a {
+				out = append(out, m)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// checkFits fails with ErrContextFull when msgs, rendered as a prompt, do
+// not leave room for a response.
+func (c *core) checkFits(msgs []agentevolver.Message) error {
+	n, err := c.enc.count(msgs)
+	if err != nil {
+		return err
+	}
+	if n >= c.cfg.maxContext() {
+		return fmt.Errorf("%w: %d tokens, limit %d", ErrContextFull, n, c.cfg.maxContext())
+	}
+	return nil
+}
+
+// rawAction returns the latest policy turn as an assistant message with its
+// raw content (reference prepare_world_interaction).
+func (c *core) rawAction() (agentevolver.Message, error) {
+	if n := len(c.full); n == 0 || c.full[n-1].Author != AuthorLLM {
+		return agentevolver.Message{}, fmt.Errorf("%w: Action before a policy turn", ErrSequence)
+	}
+	m := c.full[len(c.full)-1]
+	return agentevolver.Message{Role: agentevolver.RoleAssistant, Content: m.Content, ToolCalls: m.ToolCalls}, nil
+}
+
+func messagesOf(ms []*ExtendedMessage) []agentevolver.Message {
+	out := make([]agentevolver.Message, len(ms))
+	for i, m := range ms {
+		out[i] = m.Message()
+	}
+	return out
+}

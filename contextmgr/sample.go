@@ -1,0 +1,164 @@
+package contextmgr
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/org/agentevolver"
+)
+
+// sample tokenises msgs into one Sample (reference §3.3 tokenize_steps and
+// truncate_output_ids).
+//
+//  1. A trailing message that is not a policy turn is dropped.
+//  2. Injected experience is stripped from non-policy messages when the
+//     episode's train mode asks for it (see stripMetadata).
+//  3. Token arrays are concatenated; the prompt is everything before the
+//     first trained policy turn, the response everything after it,
+//     observations included with loss mask 0.
+//  4. A prompt longer than MaxPromptLen is an error (ErrPromptTooLong); a
+//     response longer than MaxResponseLen keeps its first MaxResponseLen
+//     tokens.
+func (c *core) sample(msgs []*ExtendedMessage, traj agentevolver.Trajectory) (agentevolver.Sample, error) {
+	msgs = slices.Clone(msgs)
+	if n := len(msgs); n > 0 && msgs[n-1].Author != AuthorLLM {
+		msgs = msgs[:n-1]
+	}
+	meta := stripMetadata(traj.Metadata)
+	for i, m := range msgs {
+		// [BUG/QUIRK] fixed: policy turns keep their sampled ids; the
+		// reference would re-tokenise one that quoted the template. And a
+		// match with an empty experience is stripped too (the reference
+		// tested the experience text, not the match).
+		if m.Author == AuthorLLM {
+			continue
+		}
+		_, cleaned, ok := c.cfg.Stripper.Strip(m.FutureContent, meta)
+		if !ok {
+			continue
+		}
+		s, err := c.newMessage(m.Author, m.Role, cleaned, false)
+		if err != nil {
+			return agentevolver.Sample{}, err
+		}
+		s.UUID, s.BuildFromUUID = m.UUID, m.BuildFromUUID
+		msgs[i] = s
+	}
+
+	var ids, loss []int
+	var logProbs []float64
+	haveLogProbs := false
+	split := -1
+	for _, m := range msgs {
+		train, err := m.NeedTraining()
+		if err != nil {
+			return agentevolver.Sample{}, err
+		}
+		if train && split < 0 {
+			split = len(ids)
+		}
+		mask, err := m.LossMask(c.blackout, c.eos)
+		if err != nil {
+			return agentevolver.Sample{}, err
+		}
+		ids = append(ids, m.Tokens...)
+		loss = append(loss, mask...)
+		if m.LogProbs != nil && len(m.LogProbs) == len(m.Tokens) {
+			haveLogProbs = true
+			logProbs = append(logProbs, m.LogProbs...)
+		} else {
+			logProbs = append(logProbs, make([]float64, len(m.Tokens))...)
+		}
+	}
+	if split < 0 {
+		return agentevolver.Sample{}, ErrNoResponse
+	}
+	if split > c.cfg.MaxPromptLen {
+		return agentevolver.Sample{}, fmt.Errorf("%w: %d tokens, limit %d", ErrPromptTooLong, split, c.cfg.MaxPromptLen)
+	}
+	end := min(len(ids), split+c.cfg.MaxResponseLen)
+	ids, loss, logProbs = ids[:end], loss[:end], logProbs[:end]
+	attention := ones(end)
+	positions := make([]int, end)
+	for i := range positions {
+		positions[i] = i
+	}
+
+	s := agentevolver.Sample{
+		TaskID:    traj.TaskID,
+		DataID:    traj.DataID,
+		RolloutID: traj.RolloutID,
+
+		InputIDs:      ids,
+		AttentionMask: attention,
+		PositionIDs:   positions,
+		LossMask:      loss,
+
+		PromptIDs:           slices.Clone(ids[:split]),
+		PromptAttentionMask: slices.Clone(attention[:split]),
+		PromptPositionIDs:   slices.Clone(positions[:split]),
+		PromptLossMask:      slices.Clone(loss[:split]),
+
+		ResponseIDs:           slices.Clone(ids[split:]),
+		ResponseAttentionMask: slices.Clone(attention[split:]),
+		ResponsePositionIDs:   slices.Clone(positions[split:]),
+		ResponseLossMask:      slices.Clone(loss[split:]),
+
+		Messages:       messagesOf(msgs),
+		RewardScores:   traj.Reward,
+		MaxPromptLen:   c.cfg.MaxPromptLen,
+		MaxResponseLen: c.cfg.MaxResponseLen,
+		Extras:         sampleExtras(traj.Metadata),
+	}
+	if haveLogProbs {
+		s.ResponseLogProbs = slices.Clone(logProbs[split:])
+	}
+	return s, nil
+}
+
+// stripMetadata adapts trajectory metadata to the stripper's contract.
+// [BUG/QUIRK] fixed: the reference's stripper reads "task_train_mode" while
+// the agent flow writes the mode under "task_train_exp_mode", so experience
+// was stripped even from "keep" episodes; here the flow's key is handed to
+// the stripper under the key it reads.
+func stripMetadata(meta map[string]any) map[string]any {
+	out := maps.Clone(meta)
+	if out == nil {
+		out = map[string]any{}
+	}
+	if mode, ok := meta[MetaTrainMode]; ok {
+		out[StripModeKey] = mode
+	}
+	return out
+}
+
+// sampleExtras copies the experience bookkeeping the trainer reads (the
+// reference's extras: add_exp, task_train_expmode, experience_list).
+func sampleExtras(meta map[string]any) map[string]any {
+	if len(meta) == 0 {
+		return nil
+	}
+	out := map[string]any{}
+	if v, ok := meta[MetaAddExp]; ok {
+		out["add_exp"] = v
+	}
+	if v, ok := meta[MetaTrainMode]; ok {
+		out["task_train_expmode"] = v
+	}
+	if v, ok := meta[MetaExperienceList]; ok {
+		out["experience_list"] = v
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func ones(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = 1
+	}
+	return s
+}
