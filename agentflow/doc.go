@@ -1,0 +1,27 @@
+// Package agentflow runs agent episodes: a policy (llm.ChatModel) talks to
+// an environment (envclient.Env) turn by turn through a
+// contextmgr.ContextManager, the episode is scored, and its trajectory and
+// training samples are returned (reference §2).
+//
+// Flow.Run runs one episode. It creates an environment instance under a
+// random id, checks the environment's initial messages (a system prompt and
+// the task), optionally lets an ExperienceInjector add retrieved experience
+// to the task, then alternates policy turns and environment steps until the
+// environment declares the episode over, the step budget is spent, the
+// context window is full or the environment fails. A RewardCalculator
+// (by default the environment's own evaluation) scores the episode. The
+// instance is always released, with a fresh short deadline when the
+// caller's context was cancelled.
+//
+// Runner.Run runs many episodes, typically n rollouts of each task of a
+// training batch (Expand), with bounded concurrency and bounded retries
+// with exponential backoff, and returns the results in (data id, rollout id)
+// order. TrajectoryWriter and ReadTrajectories store trajectories as JSON
+// lines.
+//
+// The reference's quirks are fixed here: an environment error ends the
+// episode as an error (Trajectory.Error, IsTerminated false) instead of as a
+// finished episode, tool-role observations are converted to user turns
+// instead of crashing the converter, and failed episodes are retried a
+// bounded number of times instead of forever.
+package agentflow

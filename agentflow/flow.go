@@ -1,0 +1,332 @@
+package agentflow
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/contextmgr"
+	"github.com/org/agentevolver/envclient"
+	"github.com/org/agentevolver/llm"
+)
+
+// Defaults of Flow.
+const (
+	DefaultMaxSteps            = 30
+	DefaultMaxObservationBytes = 1 << 20
+	DefaultReleaseTimeout      = 30 * time.Second
+)
+
+// UserQuestionPlaceholder is replaced by the task's query in
+// Flow.SystemPrompt.
+const UserQuestionPlaceholder = "[USER_QUESTION]"
+
+// Errors callers can test with errors.Is.
+var (
+	// ErrConfig reports a Flow or Runner that cannot run.
+	ErrConfig = errors.New("agentflow: invalid config")
+	// ErrInitState reports initial messages that break the environment
+	// contract: exactly two messages, the last from the user.
+	ErrInitState = errors.New("agentflow: bad initial state")
+)
+
+// ExperienceInjector adds retrieved experience to an episode's initial
+// messages (reference §5.3); the experience package implements it. It
+// returns the messages to use and the experience texts it added.
+// Implementations must be safe for concurrent use.
+type ExperienceInjector interface {
+	Inject(ctx context.Context, task agentevolver.Task, msgs []agentevolver.Message) (injected []agentevolver.Message, experiences []string, err error)
+}
+
+// Flow runs episodes of one environment with one policy. Env, Policy and,
+// unless NewContext is set, Context.Tokenizer and Context.Template are
+// required; other zero values mean defaults. A Flow is safe for concurrent
+// use by many episodes as long as its fields are not changed meanwhile.
+type Flow struct {
+	// Env serves the environment instances.
+	Env envclient.Env
+	// Policy plays the agent.
+	Policy llm.ChatModel
+	// Chat are the policy's sampling settings (temperature, top-p,
+	// response length, ...).
+	Chat llm.ChatOptions
+
+	// Context configures the context manager of each episode.
+	Context contextmgr.Config
+	// Strategy names the context strategy (zero: contextmgr.StrategyLinear).
+	Strategy string
+	// NewContext, when set, builds each episode's context manager instead
+	// of Context and Strategy.
+	NewContext func() (contextmgr.ContextManager, error)
+
+	// EnvType is the environment type of tasks whose EnvType is empty.
+	EnvType string
+	// MaxSteps bounds the policy turns of an episode (zero: 30).
+	MaxSteps int
+	// Reward scores episodes (zero: EnvEvaluator{Sparse: Sparse}).
+	Reward RewardCalculator
+	// Sparse asks the default evaluator for 0/1 scores. (The reference's
+	// training default is sparse.)
+	Sparse bool
+	// Experience, when set, injects experience into episodes whose Rollout
+	// asks for it.
+	Experience ExperienceInjector
+	// SystemPrompt, when set, replaces the environment's task message with
+	// this text, UserQuestionPlaceholder replaced by the query (used by task
+	// exploration).
+	SystemPrompt string
+	// MaxObservationBytes bounds an observation handed to the context
+	// manager (zero: 1 MiB); longer ones are cut.
+	MaxObservationBytes int
+	// ReleaseTimeout bounds releasing an instance (zero: 30s).
+	ReleaseTimeout time.Duration
+	// Logger receives diagnostics (zero: discard).
+	Logger *slog.Logger
+}
+
+// Rollout asks for one episode.
+type Rollout struct {
+	// Task is the task to run.
+	Task agentevolver.Task
+	// DataID is the task's index in its batch; RolloutID the episode's
+	// index in the task's group.
+	DataID, RolloutID string
+	// AddExperience asks the Flow's ExperienceInjector for experience.
+	AddExperience bool
+	// TrainMode is contextmgr.TrainModeDiscard (zero) or TrainModeKeep:
+	// whether injected experience stays in the training samples.
+	TrainMode string
+}
+
+// Result is one finished episode: its trajectory and its training samples
+// (none when the policy never got a turn).
+type Result struct {
+	Trajectory agentevolver.Trajectory
+	Samples    []agentevolver.Sample
+	// InstanceID is the environment instance the episode ran in.
+	InstanceID string
+}
+
+// Run runs one episode. An environment failure during a step ends the
+// episode without error: the trajectory records it in Error with
+// IsTerminated false, and it is scored as it stands. Failures before the
+// first step, of the policy, of scoring (unless the environment already
+// failed) and cancellation are returned as errors. The environment instance
+// is always released.
+func (f *Flow) Run(ctx context.Context, r Rollout) (res Result, err error) {
+	if f.Env == nil || f.Policy == nil {
+		return Result{}, fmt.Errorf("%w: Env and Policy are required", ErrConfig)
+	}
+	cm, err := f.newContext()
+	if err != nil {
+		return Result{}, err
+	}
+	log := f.logger().With("task_id", r.Task.TaskID, "data_id", r.DataID, "rollout_id", r.RolloutID)
+
+	envType := r.Task.EnvType
+	if envType == "" {
+		envType = f.EnvType
+	}
+	res.InstanceID = newInstanceID()
+	defer func() { f.release(ctx, res.InstanceID, log) }()
+	init, err := f.Env.Create(ctx, envType, r.Task.TaskID, res.InstanceID, map[string]any{"is_open_query": r.Task.OpenQuery})
+	if err != nil {
+		return res, fmt.Errorf("create instance: %w", err)
+	}
+	if id := init.InstanceID(); id != "" && id != res.InstanceID {
+		// The environment chose another id: release both.
+		defer f.release(ctx, id, log)
+		res.InstanceID = id
+	}
+
+	msgs, query, err := f.initialMessages(init.State, r.Task)
+	if err != nil {
+		return res, err
+	}
+	traj := agentevolver.Trajectory{
+		TaskID:    r.Task.TaskID,
+		DataID:    r.DataID,
+		RolloutID: r.RolloutID,
+		Query:     query,
+		Metadata:  map[string]any{},
+	}
+	trainMode := r.TrainMode
+	if trainMode == "" {
+		trainMode = contextmgr.TrainModeDiscard
+	}
+	experiences := []string{}
+	if r.AddExperience && f.Experience != nil {
+		injected, exps, err := f.Experience.Inject(ctx, r.Task, msgs)
+		switch {
+		case ctx.Err() != nil:
+			return res, ctx.Err()
+		case err != nil:
+			log.Warn("agentflow: experience injection failed; running without", "err", err)
+		default:
+			msgs, experiences = injected, append(experiences, exps...)
+		}
+	}
+	traj.Metadata[contextmgr.MetaAddExp] = r.AddExperience
+	traj.Metadata[contextmgr.MetaTrainMode] = trainMode
+	traj.Metadata[contextmgr.MetaExperienceList] = experiences
+	if err := cm.Init(msgs); err != nil {
+		return res, err
+	}
+
+	if err := f.loop(ctx, cm, res.InstanceID, &traj, log); err != nil {
+		return res, err
+	}
+
+	traj.Steps = cm.Steps()
+	score, reason, err := f.rewarder().CalculateReward(ctx, RewardInput{Task: r.Task, Trajectory: traj, Env: f.Env, InstanceID: res.InstanceID})
+	if err != nil {
+		if ctx.Err() != nil || traj.Error == "" {
+			return res, fmt.Errorf("reward: %w", err)
+		}
+		// The environment already failed; keep the episode, unscored.
+		log.Warn("agentflow: cannot score an episode the environment failed", "err", err)
+		score, reason = 0, "reward unavailable: "+err.Error()
+	}
+	traj.Reward = agentevolver.NewReward(score, reason, cm.Madness())
+	cm.Finish()
+	traj.Steps = cm.Steps()
+	res.Trajectory = traj
+
+	samples, err := cm.Samples(traj)
+	switch {
+	case errors.Is(err, contextmgr.ErrNoResponse):
+		log.Info("agentflow: episode without a policy turn has no samples")
+	case err != nil:
+		return res, fmt.Errorf("samples: %w", err)
+	default:
+		res.Samples = samples
+	}
+	return res, nil
+}
+
+// loop alternates policy turns and environment steps (reference §2.2 step
+// 4), recording how the episode ended in traj.
+func (f *Flow) loop(ctx context.Context, cm contextmgr.ContextManager, instanceID string, traj *agentevolver.Trajectory, log *slog.Logger) error {
+	maxSteps := f.MaxSteps
+	if maxSteps <= 0 {
+		maxSteps = DefaultMaxSteps
+	}
+	for step := range maxSteps {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		prompt, err := cm.Prompt()
+		if errors.Is(err, contextmgr.ErrContextFull) {
+			log.Warn("agentflow: context window full; episode cut", "step", step, "err", err)
+			traj.IsTerminated = false
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		out, err := f.Policy.Chat(ctx, prompt, f.Chat)
+		if err != nil {
+			return fmt.Errorf("policy: %w", err)
+		}
+		if err := cm.RecordLLM(ctx, prompt, out); err != nil {
+			return err
+		}
+		action, err := cm.Action()
+		if err != nil {
+			return err
+		}
+		result, err := f.Env.Step(ctx, instanceID, action, nil)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			// [BUG/QUIRK] fixed: the reference ended such an episode as
+			// terminated, as if the task were done.
+			log.Warn("agentflow: environment step failed; episode cut", "step", step, "err", err)
+			traj.Error = fmt.Sprintf("env step %d: %v", step, err)
+			traj.IsTerminated = false
+			return nil
+		}
+		if err := cm.RecordEnv(Observation(result, f.MaxObservationBytes)); err != nil {
+			return err
+		}
+		traj.IsTerminated = result.IsTerminated
+		if result.IsTerminated {
+			return nil
+		}
+	}
+	return nil
+}
+
+// initialMessages enforces the environment's initial-state contract and
+// applies the task's query (reference §2.1 steps 2-3).
+func (f *Flow) initialMessages(state []agentevolver.Message, task agentevolver.Task) ([]agentevolver.Message, string, error) {
+	if len(state) != 2 || state[1].Role != agentevolver.RoleUser {
+		roles := make([]string, len(state))
+		for i, m := range state {
+			roles[i] = m.Role
+		}
+		return nil, "", fmt.Errorf("%w: want [system, user] messages, got roles %q", ErrInitState, roles)
+	}
+	msgs := []agentevolver.Message{state[0], state[1]}
+	query := msgs[1].Content
+	if task.Query != "" {
+		query = task.Query
+		msgs[1].Content = query
+	}
+	if f.SystemPrompt != "" {
+		msgs[1] = agentevolver.Message{Role: agentevolver.RoleUser, Content: strings.ReplaceAll(f.SystemPrompt, UserQuestionPlaceholder, query)}
+	}
+	return msgs, query, nil
+}
+
+func (f *Flow) newContext() (contextmgr.ContextManager, error) {
+	if f.NewContext != nil {
+		return f.NewContext()
+	}
+	cfg := f.Context
+	if cfg.Logger == nil {
+		cfg.Logger = f.Logger
+	}
+	return contextmgr.New(f.Strategy, cfg)
+}
+
+func (f *Flow) rewarder() RewardCalculator {
+	if f.Reward != nil {
+		return f.Reward
+	}
+	return EnvEvaluator{Sparse: f.Sparse}
+}
+
+func (f *Flow) logger() *slog.Logger {
+	if f.Logger != nil {
+		return f.Logger
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// release frees an instance under its own deadline, so that a cancelled
+// episode still frees it.
+func (f *Flow) release(ctx context.Context, instanceID string, log *slog.Logger) {
+	timeout := f.ReleaseTimeout
+	if timeout <= 0 {
+		timeout = DefaultReleaseTimeout
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	defer cancel()
+	if _, err := f.Env.Release(rctx, instanceID); err != nil {
+		log.Warn("agentflow: release failed", "instance_id", instanceID, "err", err)
+	}
+}
+
+func newInstanceID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+).
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,77 @@
+package agentflow
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/org/agentevolver"
+)
+
+// MaxTrajectoryLineBytes bounds one JSON line ReadTrajectories accepts.
+const MaxTrajectoryLineBytes = 64 << 20
+
+// ErrTrajectoryLine reports a JSON line that is not a trajectory.
+var ErrTrajectoryLine = errors.New("agentflow: bad trajectory line")
+
+// TrajectoryWriter writes trajectories as JSON lines, one object per line
+// in the reference's field names. It is safe for concurrent use.
+type TrajectoryWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// NewTrajectoryWriter returns a writer to w.
+func NewTrajectoryWriter(w io.Writer) *TrajectoryWriter { return &TrajectoryWriter{w: w} }
+
+// Write writes one trajectory and its newline with a single Write call.
+func (t *TrajectoryWriter) Write(traj agentevolver.Trajectory) error {
+	line, err := json.Marshal(traj)
+	if err != nil {
+		return err
+	}
+	line = append(line, '\n')
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, err = t.w.Write(line)
+	return err
+}
+
+// ReadTrajectories reads JSON-lines trajectories, skipping blank lines.
+// A line longer than MaxTrajectoryLineBytes or that does not decode to a
+// trajectory with a task id is an error wrapping ErrTrajectoryLine that
+// names the line.
+func ReadTrajectories(r io.Reader) ([]agentevolver.Trajectory, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxTrajectoryLineBytes)
+	var out []agentevolver.Trajectory
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var t agentevolver.Trajectory
+		dec := json.NewDecoder(bytes.NewReader(line))
+		if err := dec.Decode(&t); err != nil {
+			return out, fmt.Errorf("%w %d: %w", ErrTrajectoryLine, n, err)
+		}
+		if dec.More() {
+			return out, fmt.Errorf("%w %d: trailing data", ErrTrajectoryLine, n)
+		}
+		if t.TaskID == "" {
+			return out, fmt.Errorf("%w %d: no task_id", ErrTrajectoryLine, n)
+		}
+		out = append(out, t)
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return out, fmt.Errorf("%w: %w", ErrTrajectoryLine, err)
+		}
+		return out, err
+	}
+	return out, nil
+}
