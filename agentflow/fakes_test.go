@@ -94,11 +94,14 @@ func decode(ids []int) string {
 type policyFunc func(ctx context.Context, msgs []agentevolver.Message) (string, error)
 
 // Chat replies with the function's text, reporting its token ids and
-// log-probabilities as a sampling policy does.
-func (p policyFunc) Chat(ctx context.Context, msgs []agentevolver.Message, _ llm.ChatOptions) (llm.Completion, error) {
+// log-probabilities when asked to, as a sampling policy does.
+func (p policyFunc) Chat(ctx context.Context, msgs []agentevolver.Message, opts llm.ChatOptions) (llm.Completion, error) {
 	text, err := p(ctx, msgs)
 	if err != nil {
 		return llm.Completion{}, err
+	}
+	if !opts.LogProbs {
+		return llm.Completion{Message: agentevolver.Message{Role: agentevolver.RoleAssistant, Content: text}}, nil
 	}
 	ids := append(charTokenizer{}.Encode(text), imEndID)
 	lps := make([]float64, len(ids))

@@ -54,7 +54,8 @@ type Flow struct {
 	// Policy plays the agent.
 	Policy llm.ChatModel
 	// Chat are the policy's sampling settings (temperature, top-p,
-	// response length, ...).
+	// response length, ...). LogProbs is always requested, so that the
+	// policy's own token ids and log-probabilities reach the samples.
 	Chat llm.ChatOptions
 
 	// Context configures the context manager of each episode.
@@ -134,13 +135,15 @@ func (f *Flow) Run(ctx context.Context, r Rollout) (res Result, err error) {
 		envType = f.EnvType
 	}
 	res.InstanceID = newInstanceID()
-	defer func() { f.release(ctx, res.InstanceID, log) }()
+	// Released even when Create fails: a create that timed out may still
+	// have made the instance.
+	defer f.release(ctx, res.InstanceID, log)
 	init, err := f.Env.Create(ctx, envType, r.Task.TaskID, res.InstanceID, map[string]any{"is_open_query": r.Task.OpenQuery})
 	if err != nil {
 		return res, fmt.Errorf("create instance: %w", err)
 	}
 	if id := init.InstanceID(); id != "" && id != res.InstanceID {
-		// The environment chose another id: release both.
+		// The environment chose another id; release it too.
 		defer f.release(ctx, id, log)
 		res.InstanceID = id
 	}
@@ -217,6 +220,8 @@ func (f *Flow) loop(ctx context.Context, cm contextmgr.ContextManager, instanceI
 	if maxSteps <= 0 {
 		maxSteps = DefaultMaxSteps
 	}
+	opts := f.Chat
+	opts.LogProbs = true
 	for step := range maxSteps {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -230,7 +235,7 @@ func (f *Flow) loop(ctx context.Context, cm contextmgr.ContextManager, instanceI
 		if err != nil {
 			return err
 		}
-		out, err := f.Policy.Chat(ctx, prompt, f.Chat)
+		out, err := f.Policy.Chat(ctx, prompt, opts)
 		if err != nil {
 			return fmt.Errorf("policy: %w", err)
 		}

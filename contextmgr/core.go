@@ -127,6 +127,10 @@ func (c *core) initMessages(msgs []agentevolver.Message) error {
 	if c.cfg.NoThink && len(msgs) > 0 {
 		msgs[len(msgs)-1].Content += noThinkInit
 	}
+	for i := range msgs {
+		// Tokens must match what later prompts render.
+		msgs[i].Content = futureContent(msgs[i].Content, false, 0, nil)
+	}
 	tokens, err := c.enc.prefixTokens(msgs)
 	if err != nil {
 		return err
@@ -136,7 +140,7 @@ func (c *core) initMessages(msgs []agentevolver.Message) error {
 			Author:        AuthorInit,
 			Role:          msg.Role,
 			Content:       msg.Content,
-			FutureContent: futureContent(msg.Content, false, 0, nil),
+			FutureContent: msg.Content,
 			ToolCalls:     msg.ToolCalls,
 			Tokens:        tokens[i],
 			UUID:          newUUID(),
