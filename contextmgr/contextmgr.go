@@ -96,7 +96,6 @@ const (
 	DefaultMaxResponseLen    = 21580
 	DefaultMaxSamples        = 30
 	DefaultEOSToken          = "<|im_end|>"
-	DefaultAssistantHeader   = "<|im_start|>assistant\n"
 	DefaultClipTriggerTokens = 8192
 	DefaultClipReplyTokens   = 4096
 )
@@ -135,11 +134,13 @@ type Config struct {
 	// for the per-turn strategies.
 	MaxResponseLen int
 
-	// EOSToken is the end-of-turn token (zero: "<|im_end|>"); it must be in
-	// the vocabulary.
+	// EOSToken is the end-of-turn token; it must be in the vocabulary.
+	// Zero means the tokenizer's own (an EOSID() (int, bool) method), else
+	// "<|im_end|>".
 	EOSToken string
-	// AssistantHeader is the text that opens a policy turn (zero:
-	// "<|im_start|>assistant\n"); its tokens carry no loss.
+	// AssistantHeader is the text that opens a policy turn; its tokens
+	// carry no loss. Zero means the template's generation prompt, which for
+	// ChatML is "<|im_start|>assistant\n" as in the reference.
 	AssistantHeader string
 	// NoThink appends "/no_think" to the task and to observations (Qwen3
 	// with thinking disabled, rollout.use_qwen3).
@@ -216,12 +217,6 @@ func (c Config) resolve(perTurn bool) (Config, error) {
 	} else {
 		def(&c.MaxPromptLen, DefaultMaxPromptLen)
 		def(&c.MaxResponseLen, DefaultMaxResponseLen)
-	}
-	if c.EOSToken == "" {
-		c.EOSToken = DefaultEOSToken
-	}
-	if c.AssistantHeader == "" {
-		c.AssistantHeader = DefaultAssistantHeader
 	}
 	if c.ThinkPreference == "" {
 		c.ThinkPreference = PreferCode

@@ -32,16 +32,45 @@ func newCore(cfg Config, perTurn bool) (*core, error) {
 	if err != nil {
 		return nil, err
 	}
-	eos, ok := cfg.Tokenizer.TokenID(cfg.EOSToken)
-	if !ok {
-		return nil, fmt.Errorf("%w: EOSToken %q is not in the vocabulary", ErrConfig, cfg.EOSToken)
+	eos, err := eosID(cfg)
+	if err != nil {
+		return nil, err
 	}
-	return &core{
-		cfg:      cfg,
-		enc:      encoder{tok: cfg.Tokenizer, tpl: cfg.Template, opts: cfg.TemplateOptions},
-		eos:      eos,
-		blackout: cfg.Tokenizer.Encode(cfg.AssistantHeader),
-	}, nil
+	c := &core{
+		cfg: cfg,
+		enc: encoder{tok: cfg.Tokenizer, tpl: cfg.Template, opts: cfg.TemplateOptions},
+		eos: eos,
+	}
+	if cfg.AssistantHeader != "" {
+		c.blackout = cfg.Tokenizer.Encode(cfg.AssistantHeader)
+	} else if c.blackout, err = c.enc.generationHeader(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// eosReporter is the optional capability of tokenizers that know their
+// end-of-turn id.
+type eosReporter interface {
+	EOSID() (int, bool)
+}
+
+// eosID resolves the end-of-turn id: Config.EOSToken when set, else the
+// tokenizer's own (an EOSID method), else DefaultEOSToken.
+func eosID(cfg Config) (int, error) {
+	if cfg.EOSToken == "" {
+		if st, ok := cfg.Tokenizer.(eosReporter); ok {
+			if id, ok := st.EOSID(); ok {
+				return id, nil
+			}
+		}
+		cfg.EOSToken = DefaultEOSToken
+	}
+	id, ok := cfg.Tokenizer.TokenID(cfg.EOSToken)
+	if !ok {
+		return 0, fmt.Errorf("%w: EOSToken %q is not in the vocabulary", ErrConfig, cfg.EOSToken)
+	}
+	return id, nil
 }
 
 // History returns a deep copy of every message recorded so far, including
@@ -185,11 +214,13 @@ func (c *core) policyMessage(prompt []agentevolver.Message, out llm.Completion) 
 			return nil, err
 		}
 	}
-	base := len(c.cfg.Tokenizer.Encode(texts[0]))
+	base := c.cfg.Tokenizer.Encode(texts[0])
 	// header: the generation prompt; placeholder: the reply as the template
 	// renders it, header and tail included.
-	header := tail(c.cfg.Tokenizer.Encode(texts[1]), base)
-	placeholder := tail(c.cfg.Tokenizer.Encode(texts[2]), base)
+	header := c.cfg.Tokenizer.Encode(texts[1])
+	header = header[commonPrefix(base, header):]
+	placeholder := c.cfg.Tokenizer.Encode(texts[2])
+	placeholder = placeholder[commonPrefix(base, placeholder):]
 	var lp []float64
 	if len(out.LogProbs) == len(out.TokenIDs) {
 		lp = out.LogProbs

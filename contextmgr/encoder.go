@@ -16,11 +16,6 @@ type encoder struct {
 	opts tokenizer.TemplateOptions
 }
 
-// dummyContext precedes a message whose tokens are computed on their own
-// (the reference's "auto" token generation), so the template renders it as
-// a continuation rather than as the first message.
-var dummyContext = agentevolver.Message{Role: agentevolver.RoleAssistant, Content: "dummy text"}
-
 func (e *encoder) render(msgs []agentevolver.Message, generationPrompt bool) (string, error) {
 	opts := e.opts
 	opts.AddGenerationPrompt = generationPrompt
@@ -41,7 +36,11 @@ func (e *encoder) count(msgs []agentevolver.Message) (int, error) {
 	return len(e.tok.Encode(text)), nil
 }
 
-// increment returns the ids that rendering `to` adds to rendering `from`.
+// increment returns the ids that rendering `to` adds to rendering `from`:
+// the ids of `to` after the longest common prefix of both tokenisations.
+// For templates that render a message the same whatever follows it (ChatML
+// without reasoning) that is exactly the ids after those of `from`, as in
+// the reference.
 func (e *encoder) increment(from, to []agentevolver.Message, fromGen, toGen bool) ([]int, error) {
 	a, err := e.render(from, fromGen)
 	if err != nil {
@@ -51,20 +50,53 @@ func (e *encoder) increment(from, to []agentevolver.Message, fromGen, toGen bool
 	if err != nil {
 		return nil, err
 	}
-	return tail(e.tok.Encode(b), len(e.tok.Encode(a))), nil
+	ids := e.tok.Encode(b)
+	return ids[commonPrefix(e.tok.Encode(a), ids):], nil
 }
 
-// tail returns ids[from:], or nil when ids is shorter.
-func tail(ids []int, from int) []int {
-	if from > len(ids) {
-		return nil
+// commonPrefix returns the length of the longest common prefix of a and b.
+func commonPrefix(a, b []int) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
 	}
-	return ids[from:]
+	return n
 }
 
-// auto returns the ids of one message rendered after dummyContext.
+// dummyContexts are the contexts tried, in order, before a message whose
+// tokens are computed on their own, so the template renders it as a
+// continuation rather than as the first message. The reference always uses
+// one assistant turn; a template that re-renders earlier turns depending on
+// what follows (Qwen3 adds an empty think block to a final assistant turn)
+// or that insists on alternating roles needs another, so the first context
+// whose rendering stays a prefix is used.
+func dummyContexts() [][]agentevolver.Message {
+	u := agentevolver.Message{Role: agentevolver.RoleUser, Content: "dummy text"}
+	a := agentevolver.Message{Role: agentevolver.RoleAssistant, Content: "dummy text"}
+	return [][]agentevolver.Message{{a}, {u}, {u, a}}
+}
+
+// auto returns the ids of one message rendered as a continuation.
 func (e *encoder) auto(m agentevolver.Message) ([]int, error) {
-	return e.increment([]agentevolver.Message{dummyContext}, []agentevolver.Message{dummyContext, m}, false, false)
+	var lastErr error
+	for _, ctx := range dummyContexts() {
+		a, err := e.render(ctx, false)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		b, err := e.render(append(ctx, m), false)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		ea, eb := e.tok.Encode(a), e.tok.Encode(b)
+		if commonPrefix(ea, eb) == len(ea) {
+			return eb[len(ea):], nil
+		}
+		lastErr = fmt.Errorf("%w: rendering a %s turn changes the turns before it", ErrTemplate, m.Role)
+	}
+	return nil, lastErr
 }
 
 // prefixTokens splits the tokenised rendering of msgs into one increment
@@ -73,18 +105,22 @@ func (e *encoder) auto(m agentevolver.Message) ([]int, error) {
 // correctly; here every message gets exactly the ids it adds.
 func (e *encoder) prefixTokens(msgs []agentevolver.Message) ([][]int, error) {
 	out := make([][]int, len(msgs))
-	prev := 0
+	var prev []int
 	for i := range msgs {
 		text, err := e.render(msgs[:i+1], false)
 		if err != nil {
 			return nil, err
 		}
 		ids := e.tok.Encode(text)
-		if prev > len(ids) {
-			prev = len(ids)
-		}
-		out[i] = ids[prev:]
-		prev = len(ids)
+		out[i] = ids[commonPrefix(prev, ids):]
+		prev = ids
 	}
 	return out, nil
+}
+
+// generationHeader returns the ids of the generation prompt: the header of
+// a policy turn.
+func (e *encoder) generationHeader() ([]int, error) {
+	ctx := []agentevolver.Message{{Role: agentevolver.RoleUser, Content: "dummy text"}}
+	return e.increment(ctx, ctx, false, true)
 }

@@ -129,3 +129,23 @@ func (s *scriptedModel) Chat(_ context.Context, msgs []agentevolver.Message, _ l
 }
 
 func tokenizerOpts() tokenizer.TemplateOptions { return tokenizer.TemplateOptions{} }
+
+// reasoningChatML renders like Qwen3's template does at the end of a
+// conversation: a final assistant turn gets an empty think block, so
+// rendering a turn changes how the turn before it is rendered.
+type reasoningChatML struct{}
+
+func (reasoningChatML) Apply(msgs []agentevolver.Message, opts tokenizer.TemplateOptions) (string, error) {
+	var b strings.Builder
+	for i, m := range msgs {
+		content := m.Content
+		if m.Role == agentevolver.RoleAssistant && i == len(msgs)-1 && !opts.AddGenerationPrompt && !strings.HasPrefix(content, "<think>") {
+			content = "<think>\n\n</think>\n\n" + content
+		}
+		fmt.Fprintf(&b, "<|im_start|>%s\n%s<|im_end|>\n", m.Role, content)
+	}
+	if opts.AddGenerationPrompt {
+		b.WriteString("<|im_start|>assistant\n")
+	}
+	return b.String(), nil
+}

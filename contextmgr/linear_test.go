@@ -419,3 +419,43 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		}
 	}
 }
+
+func TestTemplateThatRerendersEarlierTurns(t *testing.T) {
+	for _, withIDs := range []bool{true, false} {
+		cfg := testConfig()
+		cfg.Template = reasoningChatML{}
+		cm, err := contextmgr.NewLinear(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cm.Init([]agentevolver.Message{system("s"), user("u")}); err != nil {
+			t.Fatal(err)
+		}
+		model := &scriptedModel{replies: []string{"one", "two"}, ids: withIDs}
+		turn(t, cm, model, "obs")
+		turn(t, cm, model, "obs 2")
+		h := cm.History()
+		if got := decode(t, h[3].Tokens); got != "<|im_start|>user\nobs<|im_end|>\n" {
+			t.Errorf("observation tokens = %q", got)
+		}
+		want := "<|im_start|>assistant\none<|im_end|>\n"
+		if !withIDs {
+			// Re-tokenised, a turn is rendered as the template renders a
+			// final turn.
+			want = "<|im_start|>assistant\n<think>\n\n</think>\n\none<|im_end|>\n"
+		}
+		if got := decode(t, h[2].Tokens); got != want {
+			t.Errorf("ids %v: policy tokens = %q, want %q", withIDs, got, want)
+		}
+		cm.Finish()
+		samples, err := cm.Samples(agentevolver.Trajectory{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if withIDs {
+			if got := trainedText(t, samples[0]); got != "one<|im_end|>two<|im_end|>" {
+				t.Errorf("trained on %q", got)
+			}
+		}
+	}
+}

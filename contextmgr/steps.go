@@ -194,31 +194,24 @@ func bodies(hdrs []int, size int) []int {
 }
 
 // StepHeaders derives the assistant and user headers for ParseResponseSteps
-// from a tokenizer and chat template: the ids a turn of that role adds
-// before its text. For ChatML templates these are the ids of
-// "<|im_start|>assistant\n" and "<|im_start|>user\n". The reference derives
-// them from different renderings; rendering each turn after a fixed
-// assistant turn gives the same ids for ChatML without special-casing a
-// default system prompt.
+// from a tokenizer and chat template: the assistant header is the
+// template's generation prompt (the ids a policy turn follows), the user
+// header the ids a user turn adds before its text. For ChatML these are the
+// ids of "<|im_start|>assistant\n" and "<|im_start|>user\n", which the
+// reference derives from other renderings.
 func StepHeaders(tok tokenizer.Tokenizer, tpl tokenizer.ChatTemplate, opts tokenizer.TemplateOptions) (assistant, user []int, err error) {
 	enc := encoder{tok: tok, tpl: tpl, opts: opts}
-	header := func(role string) ([]int, error) {
-		inc, err := enc.auto(agentevolver.Message{Role: role, Content: "x"})
-		if err != nil {
-			return nil, err
-		}
-		x := tok.Encode("x")
-		i := FindSublist(inc, x, false)
-		if len(x) == 0 || i < 0 {
-			return nil, fmt.Errorf("%w: cannot find the text of a %s turn in its rendering", ErrTemplate, role)
-		}
-		return inc[:i], nil
-	}
-	if assistant, err = header(agentevolver.RoleAssistant); err != nil {
+	if assistant, err = enc.generationHeader(); err != nil {
 		return nil, nil, err
 	}
-	if user, err = header(agentevolver.RoleUser); err != nil {
+	inc, err := enc.auto(agentevolver.Message{Role: agentevolver.RoleUser, Content: "x"})
+	if err != nil {
 		return nil, nil, err
 	}
-	return assistant, user, nil
+	x := tok.Encode("x")
+	i := FindSublist(inc, x, false)
+	if len(x) == 0 || i < 0 {
+		return nil, nil, fmt.Errorf("%w: cannot find the text of a user turn in its rendering", ErrTemplate)
+	}
+	return assistant, inc[:i], nil
 }
