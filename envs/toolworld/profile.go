@@ -1,0 +1,39 @@
+package toolworld
+
+import (
+	"sort"
+
+	"github.com/org/agentevolver"
+)
+
+// Profile describes the environment for task synthesis (reference §4.2):
+// one entity per app, with its attributes and operations, and a preference
+// for tasks over two apps with chained operations.
+func (e *Env) Profile() agentevolver.EnvProfile {
+	p := agentevolver.EnvProfile{
+		Name: Name,
+		Background: "The user keeps an address book (contacts), a weekly calendar, text files and a bank account, " +
+			"each reachable through a few small APIs called one per turn as app.api key=value. " +
+			"A task ends with task.finish, which also carries the answer when the task asks a question.",
+		TaskPreference: agentevolver.TaskPreference{NumEntities: 2, NumOpts: 3, RelationDifficulty: 3},
+	}
+	for _, ap := range e.cat.apps {
+		if len(ap.attrs) == 0 {
+			continue // task: the finish API, not an entity of the world
+		}
+		ent := agentevolver.Entity{Name: ap.name, Description: ap.doc, Attrs: map[string]string{}}
+		keys := make([]string, 0, len(ap.attrs))
+		for k := range ap.attrs {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			ent.Attrs[k] = ap.attrs[k]
+		}
+		for _, a := range ap.apis {
+			ent.Opts = append(ent.Opts, agentevolver.Operation{Name: a.name, Description: a.doc + "; " + a.usage()})
+		}
+		p.Entities = append(p.Entities, ent)
+	}
+	return p
+}

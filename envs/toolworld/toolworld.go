@@ -1,0 +1,276 @@
+package toolworld
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/envclient"
+	"github.com/org/agentevolver/envservice"
+)
+
+// Name is the environment's name (its env_type).
+const Name = "toolworld"
+
+// Split names.
+const (
+	SplitTrain = "train"
+	SplitVal   = "val"
+	SplitTest  = "test"
+)
+
+// Default split sizes, used when a Config size is zero.
+const (
+	DefaultTrainSize = 500
+	DefaultValSize   = 100
+	DefaultTestSize  = 100
+)
+
+// MaxSplitSize bounds each split's size.
+const MaxSplitSize = 20000
+
+// Errors callers can test with errors.Is. The first three also match
+// envclient.ErrBadRequest (and a closed instance envclient.ErrInstanceNotFound),
+// so a server can map them to the right status.
+var (
+	// ErrUnknownTask reports a task id that names no task of the environment.
+	ErrUnknownTask error = &kindError{"toolworld: unknown task", envclient.ErrBadRequest}
+	// ErrUnknownSplit reports a split other than train, val and test.
+	ErrUnknownSplit error = &kindError{"toolworld: unknown split", envclient.ErrBadRequest}
+	// ErrBadParams reports create, step, evaluate or info params of the
+	// wrong form.
+	ErrBadParams error = &kindError{"toolworld: bad params", envclient.ErrBadRequest}
+	// ErrClosed reports a call on a closed instance.
+	ErrClosed error = &kindError{"toolworld: instance closed", envclient.ErrInstanceNotFound}
+)
+
+// kindError is a sentinel error that also matches a more general one.
+type kindError struct {
+	msg    string
+	parent error
+}
+
+func (e *kindError) Error() string { return e.msg }
+func (e *kindError) Unwrap() error { return e.parent }
+
+// Config configures an Env. The zero value is ready to use: seed 0, the
+// default split sizes and the full system prompt.
+type Config struct {
+	// Seed selects the generated tasks; the same seed always gives the same
+	// tasks, observations and scores.
+	Seed int64
+	// TrainSize, ValSize and TestSize are the numbers of tasks per split;
+	// zero means DefaultTrainSize, DefaultValSize and DefaultTestSize.
+	TrainSize, ValSize, TestSize int
+	// Compact selects a terse system prompt (under 300 bytes; with any task
+	// instruction under 400) for small policies with short contexts. Tasks,
+	// syntax and scoring are the same.
+	Compact bool
+	// Logger receives debug records; nil discards them.
+	Logger *slog.Logger
+}
+
+// Env is the toolworld environment: a fixed, generated set of tasks over
+// four small apps. It implements envservice.Environment and
+// envservice.ProfileProvider, and is safe for concurrent use.
+type Env struct {
+	cat    *catalog
+	log    *slog.Logger
+	system string
+	tasks  map[string]*task
+	splits map[string][]string
+}
+
+var (
+	_ envservice.Environment     = (*Env)(nil)
+	_ envservice.ProfileProvider = (*Env)(nil)
+	_ envservice.Instance        = (*Instance)(nil)
+)
+
+// TaskInfo describes one task.
+type TaskInfo struct {
+	ID    string
+	Split string
+	// Level is 1 (one call), 2 (several independent calls) or 3 (chained
+	// calls, where a later call needs an earlier result).
+	Level int
+	// Instruction is the user message of the task.
+	Instruction string
+}
+
+// New generates the tasks of cfg. Splits are disjoint: no two tasks, in any
+// splits, share both instruction and solution. The test split is generated
+// first, then val, then train, each skipping repeats of the earlier ones:
+// the test split depends only on the seed and its size, and growing a
+// split appends tasks without changing the existing ones.
+func New(cfg Config) (*Env, error) {
+	sizes := map[string]int{SplitTrain: cfg.TrainSize, SplitVal: cfg.ValSize, SplitTest: cfg.TestSize}
+	defaults := map[string]int{SplitTrain: DefaultTrainSize, SplitVal: DefaultValSize, SplitTest: DefaultTestSize}
+	for split, n := range sizes {
+		switch {
+		case n < 0 || n > MaxSplitSize:
+			return nil, fmt.Errorf("toolworld: %s size %d outside 0..%d", split, n, MaxSplitSize)
+		case n == 0:
+			sizes[split] = defaults[split]
+		}
+	}
+	e := &Env{
+		cat:    newCatalog(),
+		log:    cfg.Logger,
+		tasks:  map[string]*task{},
+		splits: map[string][]string{},
+	}
+	if e.log == nil {
+		e.log = slog.New(slog.DiscardHandler)
+	}
+	e.system = e.cat.fullPrompt()
+	if cfg.Compact {
+		e.system = e.cat.compactPrompt()
+	}
+	seen := map[string]bool{}
+	for code, split := range []string{SplitTest, SplitVal, SplitTrain} {
+		for i := 0; i < sizes[split]; i++ {
+			t, err := e.generate(uint64(cfg.Seed), uint64(code+1), split, i, seen)
+			if err != nil {
+				return nil, err
+			}
+			e.tasks[t.info.ID] = t
+			e.splits[split] = append(e.splits[split], t.info.ID)
+		}
+	}
+	return e, nil
+}
+
+// maxAttempts bounds the redraws of a task that repeats an earlier one.
+const maxAttempts = 100
+
+func (e *Env) generate(seed, code uint64, split string, index int, seen map[string]bool) (*task, error) {
+	id := fmt.Sprintf("tw-%s-%04d", split, index)
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		t, err := buildTask(e.cat, newRNG(seed, code, uint64(index), uint64(attempt)), 1+index%3)
+		if err != nil {
+			return nil, fmt.Errorf("toolworld: task %s: %w", id, err)
+		}
+		if t == nil || seen[t.signature()] {
+			continue
+		}
+		seen[t.signature()] = true
+		t.info.ID, t.info.Split = id, split
+		return t, nil
+	}
+	return nil, fmt.Errorf("toolworld: cannot draw a new distinct task for %s; use fewer tasks or another seed", id)
+}
+
+// TaskIDs lists the task ids of a split ("train", "val" or "test"). params
+// are ignored.
+func (e *Env) TaskIDs(ctx context.Context, split string, _ map[string]any) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ids, ok := e.splits[split]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q (want train, val or test)", ErrUnknownSplit, split)
+	}
+	return append([]string(nil), ids...), nil
+}
+
+// Task describes a task.
+func (e *Env) Task(taskID string) (TaskInfo, error) {
+	t, err := e.task(taskID)
+	if err != nil {
+		return TaskInfo{}, err
+	}
+	return t.info, nil
+}
+
+func (e *Env) task(taskID string) (*task, error) {
+	t, ok := e.tasks[taskID]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownTask, clip(taskID))
+	}
+	return t, nil
+}
+
+// New creates an instance running taskID; it is a *Instance. params may
+// hold "sparse" (bool), the default scoring of the instance's step rewards.
+func (e *Env) New(ctx context.Context, taskID, instanceID string, params map[string]any) (envservice.Instance, error) {
+	return e.newInstance(ctx, taskID, instanceID, params)
+}
+
+func (e *Env) newInstance(ctx context.Context, taskID, instanceID string, params map[string]any) (*Instance, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	t, err := e.task(taskID)
+	if err != nil {
+		return nil, err
+	}
+	sparse, _, err := sparseParam(params)
+	if err != nil {
+		return nil, err
+	}
+	e.log.Debug("toolworld: new instance", "task_id", taskID, "instance_id", instanceID)
+	return &Instance{
+		env: e, task: t, id: instanceID, sparse: sparse,
+		world: t.world.clone(), done: make([]bool, len(t.solution)-1),
+	}, nil
+}
+
+// sparseParam reads params["sparse"]: a bool, or "true"/"false".
+func sparseParam(params map[string]any) (sparse, present bool, err error) {
+	v, ok := params["sparse"]
+	if !ok || v == nil {
+		return false, false, nil
+	}
+	switch s := v.(type) {
+	case bool:
+		return s, true, nil
+	case string:
+		switch strings.ToLower(s) {
+		case "true":
+			return true, true, nil
+		case "false":
+			return false, true, nil
+		}
+	}
+	return false, false, fmt.Errorf("%w: sparse must be true or false, got %v", ErrBadParams, v)
+}
+
+// Solve returns the expert's actions for taskID: one assistant message per
+// call, each a tool block, ending with task.finish. Replayed from the
+// initial state they score 1.0.
+func (e *Env) Solve(taskID string) ([]agentevolver.Message, error) {
+	t, err := e.task(taskID)
+	if err != nil {
+		return nil, err
+	}
+	msgs := make([]agentevolver.Message, len(t.solution))
+	for i, c := range t.solution {
+		msgs[i] = c.Message()
+	}
+	return msgs, nil
+}
+
+// JudgeSteps replays actions on a fresh instance of taskID and reports, per
+// action, whether it was a correct and useful step: a call the expert
+// solution still needed (same API, equivalent arguments) that succeeded, or
+// a task.finish that completed the task with a perfect score. Malformed
+// actions, failed calls, detours (such as listing all contacts), repeats
+// and anything after task.finish are false. It is an oracle step judge for
+// credit assignment.
+func (e *Env) JudgeSteps(ctx context.Context, taskID string, actions []agentevolver.Message) ([]bool, error) {
+	in, err := e.newInstance(ctx, taskID, "judge", nil)
+	if err != nil {
+		return nil, err
+	}
+	verdicts := make([]bool, len(actions))
+	for i, a := range actions {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		verdicts[i] = in.apply(a).useful
+	}
+	return verdicts, nil
+}
