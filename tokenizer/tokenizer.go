@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"encoding/json"
 	"errors"
 
 	"github.com/org/agentevolver"
@@ -37,6 +38,9 @@ type TemplateOptions struct {
 	// enable_thinking=false (an empty <think></think> block after the
 	// generation prompt).
 	DisableThinking bool
+	// Tools are the JSON descriptions of the functions the model may call
+	// (OpenAI "tools" entries), rendered into the system message.
+	Tools []json.RawMessage
 }
 
 // ErrUnknownID reports a token id outside the vocabulary.
