@@ -18,9 +18,12 @@ import (
 
 // Defaults of Flow.
 const (
-	DefaultMaxSteps            = 30
+	// DefaultMaxSteps bounds the policy turns of an episode.
+	DefaultMaxSteps = 30
+	// DefaultMaxObservationBytes bounds one observation.
 	DefaultMaxObservationBytes = 1 << 20
-	DefaultReleaseTimeout      = 30 * time.Second
+	// DefaultReleaseTimeout bounds releasing an instance.
+	DefaultReleaseTimeout = 30 * time.Second
 )
 
 // UserQuestionPlaceholder is replaced by the task's query in

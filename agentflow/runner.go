@@ -19,10 +19,14 @@ import (
 
 // Defaults of Runner.
 const (
+	// DefaultConcurrency bounds the episodes in flight (rollout.max_env_worker).
 	DefaultConcurrency = 32
+	// DefaultMaxAttempts bounds the tries of one episode.
 	DefaultMaxAttempts = 3
-	DefaultBackoff     = time.Second
-	DefaultMaxBackoff  = 30 * time.Second
+	// DefaultBackoff is the wait before the first retry.
+	DefaultBackoff = time.Second
+	// DefaultMaxBackoff bounds the wait between retries.
+	DefaultMaxBackoff = 30 * time.Second
 )
 
 // Runner runs many episodes of one Flow in parallel: typically the n
@@ -55,6 +59,7 @@ type RolloutError struct {
 	Err error
 }
 
+// Error implements error.
 func (e *RolloutError) Error() string {
 	return fmt.Sprintf("agentflow: task %s rollout %s/%s failed after %d attempts: %v", e.TaskID, e.DataID, e.RolloutID, e.Attempts, e.Err)
 }

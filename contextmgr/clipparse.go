@@ -10,8 +10,11 @@ import (
 
 // Clip actions a clip model may choose for a message.
 const (
-	ClipKeep     = "keep"
-	ClipRemove   = "remove"
+	// ClipKeep leaves the message as it is.
+	ClipKeep = "keep"
+	// ClipRemove hides the message from later prompts.
+	ClipRemove = "remove"
+	// ClipCompress replaces the message by a shorter text.
 	ClipCompress = "compress"
 )
 

@@ -48,10 +48,14 @@ type ContextManager interface {
 // Strategy names accepted by New (the reference's context_template values,
 // plus "memory").
 const (
-	StrategyLinear      = "linear"
+	// StrategyLinear selects Linear.
+	StrategyLinear = "linear"
+	// StrategyLinearThink selects LinearThink.
 	StrategyLinearThink = "linear_think"
-	StrategySelfClip    = "context_selfclip"
-	StrategyMemory      = "memory"
+	// StrategySelfClip selects SelfContextClip.
+	StrategySelfClip = "context_selfclip"
+	// StrategyMemory selects Memory.
+	StrategyMemory = "memory"
 )
 
 // Trajectory metadata keys read by Samples. The agent flow writes them.
@@ -89,21 +93,32 @@ var (
 
 // Defaults of Config, from the reference's configuration (§9).
 const (
-	DefaultMaxModelLen       = 25580
-	DefaultResponseLength    = 4096
-	DefaultMaxEnvTokens      = 4096
-	DefaultMaxPromptLen      = 4000
-	DefaultMaxResponseLen    = 21580
-	DefaultMaxSamples        = 30
-	DefaultEOSToken          = "<|im_end|>"
+	// DefaultMaxModelLen is rollout.max_model_len.
+	DefaultMaxModelLen = 25580
+	// DefaultResponseLength is rollout.response_length.
+	DefaultResponseLength = 4096
+	// DefaultMaxEnvTokens is rollout.max_env_len.
+	DefaultMaxEnvTokens = 4096
+	// DefaultMaxPromptLen is data.max_prompt_length (Linear).
+	DefaultMaxPromptLen = 4000
+	// DefaultMaxResponseLen is data.max_response_length (Linear).
+	DefaultMaxResponseLen = 21580
+	// DefaultMaxSamples bounds the samples of per-turn strategies.
+	DefaultMaxSamples = 30
+	// DefaultEOSToken ends a turn when the tokenizer does not say.
+	DefaultEOSToken = "<|im_end|>"
+	// DefaultClipTriggerTokens is the context size at which SelfContextClip clips.
 	DefaultClipTriggerTokens = 8192
-	DefaultClipReplyTokens   = 4096
+	// DefaultClipReplyTokens bounds the clip model's replies.
+	DefaultClipReplyTokens = 4096
 )
 
 // Think preferences: the answer format ForceThink asks for.
 const (
+	// PreferCode asks for a python code block.
 	PreferCode = "code"
-	PreferBox  = "box"
+	// PreferBox asks for an answer in \box{...}.
+	PreferBox = "box"
 )
 
 // Config configures a context strategy. Tokenizer and Template are

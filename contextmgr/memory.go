@@ -11,9 +11,13 @@ import (
 
 // The four sections a Memory policy turn must contain.
 const (
-	SectionStep     = "current step"
+	// SectionStep summarises the step.
+	SectionStep = "current step"
+	// SectionPrevCode repeats the previous action.
 	SectionPrevCode = "previous instruction code"
+	// SectionFeedback keeps what the observation taught.
 	SectionFeedback = "relevant environment feedback"
+	// SectionNextCode is the action sent to the environment.
 	SectionNextCode = "next-step instruction code"
 )
 

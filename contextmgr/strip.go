@@ -19,8 +19,10 @@ const StripModeKey = "task_train_mode"
 
 // TrainModeDiscard and TrainModeKeep are the experience train modes.
 const (
+	// TrainModeDiscard strips experience from training samples.
 	TrainModeDiscard = "discard"
-	TrainModeKeep    = "keep"
+	// TrainModeKeep keeps experience in training samples.
+	TrainModeKeep = "keep"
 )
 
 // ExperienceStripper removes experience injected at rollout from a message
