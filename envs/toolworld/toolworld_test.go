@@ -317,3 +317,43 @@ func TestCompactPromptSize(t *testing.T) {
 	}
 	t.Logf("compact: system %d bytes, system+instruction <= %d bytes, expert episode text <= %d bytes", len(e.system), longest, longestEpisode)
 }
+
+// TestConcurrentInstances runs expert episodes on one Env from several
+// goroutines; run with -race it checks that the Env is safe to share.
+func TestConcurrentInstances(t *testing.T) {
+	e := newEnv(t, Config{TrainSize: 24, ValSize: 1, TestSize: 1})
+	ids := splitIDs(t, e, SplitTrain)
+	ctx := context.Background()
+	errs := make(chan error, len(ids))
+	for _, id := range ids {
+		go func() {
+			inst, err := e.New(ctx, id, id, nil)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer inst.Close()
+			actions, err := e.Solve(id)
+			if err != nil {
+				errs <- err
+				return
+			}
+			var last envclient.StepResult
+			for _, a := range actions {
+				if last, err = inst.Step(ctx, a, map[string]any{"sparse": true}); err != nil {
+					errs <- err
+					return
+				}
+			}
+			if last.Reward != 1 {
+				err = fmt.Errorf("%s: final reward %v", id, last.Reward)
+			}
+			errs <- err
+		}()
+	}
+	for range ids {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
