@@ -149,3 +149,5 @@ func (reasoningChatML) Apply(msgs []agentevolver.Message, opts tokenizer.Templat
 	}
 	return b.String(), nil
 }
+
+func llmOpts() llm.ChatOptions { return llm.ChatOptions{LogProbs: true} }
