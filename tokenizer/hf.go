@@ -125,8 +125,8 @@ func (t *BPE) setModel(m hfModel) error {
 		}
 		maxID = max(maxID, id)
 	}
-	if maxID >= 1<<24 {
-		return fmt.Errorf("%w: vocabulary ids up to %d", ErrTooLarge, maxID)
+	if maxID > maxSparseID(len(m.Vocab)) {
+		return fmt.Errorf("%w: %d tokens with ids up to %d", ErrInvalid, len(m.Vocab), maxID)
 	}
 	t.tokenBytes = make([][]byte, maxID+1)
 	for tok, id := range m.Vocab {
@@ -165,6 +165,11 @@ func (t *BPE) setModel(m hfModel) error {
 	}
 	return nil
 }
+
+// maxSparseID bounds the ids of a vocabulary of n tokens. Real vocabularies
+// are (nearly) dense; the bound keeps a hostile file with one huge id from
+// making the id tables huge.
+func maxSparseID(n int) int { return 2*n + 1024 }
 
 func (t *BPE) setNormalizer(n *hfNormalizer) error {
 	if n == nil {
@@ -272,7 +277,7 @@ func (t *BPE) setAddedTokens(tokens []AddedToken) error {
 	t.added = make(map[string]*AddedToken, len(tokens))
 	maxID := len(t.tokenBytes) - 1
 	for _, a := range tokens {
-		if a.Content == "" || a.ID < 0 || a.ID >= 1<<24 {
+		if a.Content == "" || a.ID < 0 || a.ID > maxSparseID(len(t.vocab)+len(tokens)) {
 			return fmt.Errorf("%w: added token %q with id %d", ErrInvalid, a.Content, a.ID)
 		}
 		maxID = max(maxID, a.ID)
