@@ -13,7 +13,9 @@ import (
 )
 
 // MaxTrajectoryLineBytes bounds one JSON line ReadTrajectories accepts.
-const MaxTrajectoryLineBytes = 64 << 20
+// Trajectories record clipped observations, so even a 30-turn episode at
+// the default limits stays far below it.
+const MaxTrajectoryLineBytes = 32 << 20
 
 // ErrTrajectoryLine reports a JSON line that is not a trajectory.
 var ErrTrajectoryLine = errors.New("agentflow: bad trajectory line")

@@ -3,6 +3,7 @@ package agentflow_test
 import (
 	"bytes"
 	"errors"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -45,7 +46,6 @@ func TestReadTrajectoriesRejects(t *testing.T) {
 		{"no task id", `{"steps":[]}` + "\n"},
 		{"two objects on a line", `{"task_id":"a"} {"task_id":"b"}` + "\n"},
 		{"wrong type", `{"task_id":"a","steps":"none"}` + "\n"},
-		{"line too long", `{"task_id":"` + strings.Repeat("a", agentflow.MaxTrajectoryLineBytes) + `"}` + "\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,4 +55,28 @@ func TestReadTrajectoriesRejects(t *testing.T) {
 			}
 		})
 	}
+	t.Run("line too long", func(t *testing.T) {
+		long := io.MultiReader(strings.NewReader(`{"task_id":"`), &repeatReader{b: 'a', n: agentflow.MaxTrajectoryLineBytes}, strings.NewReader(`"}`+"\n"))
+		if _, err := agentflow.ReadTrajectories(long); !errors.Is(err, agentflow.ErrTrajectoryLine) {
+			t.Fatalf("want ErrTrajectoryLine, got %v", err)
+		}
+	})
+}
+
+// repeatReader yields n copies of b.
+type repeatReader struct {
+	b byte
+	n int
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.n == 0 {
+		return 0, io.EOF
+	}
+	k := min(len(p), r.n)
+	for i := range k {
+		p[i] = r.b
+	}
+	r.n -= k
+	return k, nil
 }
