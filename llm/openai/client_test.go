@@ -657,3 +657,33 @@ func TestChatWaitForSlotHonoursContext(t *testing.T) {
 		t.Fatalf("%d requests, want 1", s.count())
 	}
 }
+
+func TestChatConnectionErrors(t *testing.T) {
+	closed := newScriptedServer(t, hang)
+	closedURL := closed.URL
+	closed.Close()
+	tests := []struct {
+		name      string
+		baseURL   string
+		wantWaits int
+	}{
+		{"connection refused is retried", closedURL + "/v1", 2},
+		{"unsupported scheme is final", "gopher://localhost/v1", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := New(Config{BaseURL: tt.baseURL, Model: "m", MaxRetries: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			waits := 0
+			c.wait = func(context.Context, time.Duration) error { waits++; return nil }
+			if _, err := c.Chat(testContext(t), userMessages("hi"), llm.ChatOptions{}); err == nil {
+				t.Fatal("Chat succeeded without a server")
+			}
+			if waits != tt.wantWaits {
+				t.Fatalf("%d retries, want %d", waits, tt.wantWaits)
+			}
+		})
+	}
+}

@@ -116,8 +116,11 @@ func retryable(err error) bool {
 		errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EPIPE):
 		return true
 	}
+	// A failed dial, read or write, or a network timeout; not a bad URL or a
+	// rejected certificate, which a retry would not fix.
+	var opErr *net.OpError
 	var netErr net.Error
-	return errors.As(err, &netErr)
+	return errors.As(err, &opErr) || (errors.As(err, &netErr) && netErr.Timeout())
 }
 
 // sleep waits for d or until ctx is done, whichever is first.
