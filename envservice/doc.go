@@ -1,0 +1,21 @@
+// Package envservice serves Go environments: a Manager runs their instances
+// in process, and a Server exposes a Manager over HTTP with the env-service
+// protocol of the Python AgentEvolver, so the Python trainer, the Go
+// envclient.Client and curl can all drive the same environments.
+//
+// An environment is a Go type implementing Environment (list tasks, create
+// instances); its instances implement Instance (initial state, step,
+// evaluate, info, close). Environments are registered by name on a Manager,
+// which is an allow-list: nothing is ever loaded by name.
+//
+//	m := envservice.NewManager(envservice.ManagerConfig{Logger: logger})
+//	if err := m.Register("toolworld", env); err != nil { ... }
+//	srv := envservice.NewServer(m, envservice.ServerConfig{DefaultEnvType: "toolworld"})
+//	err := srv.ListenAndServe(ctx, "127.0.0.1:8080") // until ctx ends
+//
+// The Manager itself implements envclient.Env, so a trainer in the same
+// process can skip HTTP entirely. It serialises calls per instance, runs
+// different instances in parallel, reaps instances idle for an hour (sweeping
+// every five minutes, as the reference does), caps the number of live
+// instances and turns environment panics into errors.
+package envservice
