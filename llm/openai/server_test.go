@@ -26,7 +26,7 @@ type scriptedServer struct {
 	requests int
 }
 
-func newScriptedServer(t *testing.T, script ...http.HandlerFunc) *scriptedServer {
+func newScriptedServer(t testing.TB, script ...http.HandlerFunc) *scriptedServer {
 	t.Helper()
 	s := &scriptedServer{script: script}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
@@ -68,7 +68,7 @@ func (s *scriptedServer) body(i int) map[string]any {
 }
 
 // newTestClient returns a client for s with tiny retry delays.
-func newTestClient(t *testing.T, s *scriptedServer, mutate func(*Config)) *Client {
+func newTestClient(t testing.TB, s *scriptedServer, mutate func(*Config)) *Client {
 	t.Helper()
 	cfg := Config{
 		BaseURL:        s.URL + "/v1",
