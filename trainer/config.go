@@ -1,0 +1,331 @@
+package trainer
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/org/agentevolver/internal/config"
+	"github.com/org/agentevolver/model"
+)
+
+// Config is the whole configuration of a training run. Its YAML form uses
+// the section and key names of the reference configuration where they
+// exist (trainer, data, rollout, actor, algorithm), so a reader of the
+// Python docs finds their way. DefaultConfig holds the defaults; LoadConfig
+// layers YAML files and "--set key=value" overrides over them.
+type Config struct {
+	Trainer   RunConfig       `yaml:"trainer"`
+	Data      DataConfig      `yaml:"data"`
+	Env       EnvConfig       `yaml:"env"`
+	Model     ModelConfig     `yaml:"model"`
+	Rollout   RolloutConfig   `yaml:"rollout"`
+	Actor     ActorConfig     `yaml:"actor"`
+	Algorithm AlgorithmConfig `yaml:"algorithm"`
+	WarmStart WarmStartConfig `yaml:"warm_start"`
+}
+
+// RunConfig is the schedule and bookkeeping of a run.
+type RunConfig struct {
+	// ExperimentName names the run; outputs go to OutputDir.
+	ExperimentName string `yaml:"experiment_name"`
+	// OutputDir receives metrics.jsonl, the plot, checkpoints and the
+	// summary. Placeholders such as ${trainer.experiment_name} are resolved.
+	OutputDir string `yaml:"output_dir"`
+	// Seed drives model initialisation, task order and sampling.
+	Seed int64 `yaml:"seed"`
+	// RLSteps is the number of GRPO steps (total_training_steps).
+	RLSteps int `yaml:"rl_steps"`
+	// TestFreq validates every TestFreq RL steps (and after the last); 0
+	// validates only before and after RL.
+	TestFreq int `yaml:"test_freq"`
+	// SaveFreq checkpoints every SaveFreq RL steps; the final state is
+	// always saved. 0 saves only at the end.
+	SaveFreq int `yaml:"save_freq"`
+	// ValBeforeTrain validates before RL (after the warm start).
+	ValBeforeTrain bool `yaml:"val_before_train"`
+	// Backend selects the GoMLX backend ("" = $GOMLX_BACKEND or pure Go).
+	Backend string `yaml:"backend"`
+	// Progress shows progress bars when stderr is a terminal.
+	Progress bool `yaml:"progress"`
+}
+
+// DataConfig bounds samples and picks the task splits.
+type DataConfig struct {
+	// TrainBatchSize is the number of tasks per RL step.
+	TrainBatchSize int `yaml:"train_batch_size"`
+	// MaxPromptLength and MaxResponseLength bound a sample's prompt and
+	// response, in tokens.
+	MaxPromptLength   int `yaml:"max_prompt_length"`
+	MaxResponseLength int `yaml:"max_response_length"`
+	// TrainSplit and ValSplit name the environment splits.
+	TrainSplit string `yaml:"train_split"`
+	ValSplit   string `yaml:"val_split"`
+	// ValTasks validates on the first ValTasks tasks of ValSplit; 0 means
+	// all of them.
+	ValTasks int `yaml:"val_tasks"`
+	// Shuffle shuffles the training tasks each epoch (seeded).
+	Shuffle bool `yaml:"shuffle"`
+}
+
+// EnvConfig chooses the environment.
+type EnvConfig struct {
+	// Type is the environment type (env_type); "toolworld" is built in.
+	Type string `yaml:"type"`
+	// URL is the base URL of a remote env service (the Python one
+	// included). Empty runs the built-in environment in process.
+	URL string `yaml:"url"`
+	// Companion starts the built-in env service on CompanionAddr and
+	// talks to it over HTTP, as a remote service would be used.
+	Companion     bool   `yaml:"companion"`
+	CompanionAddr string `yaml:"companion_addr"`
+	// Toolworld configures the built-in environment.
+	Toolworld ToolworldConfig `yaml:"toolworld"`
+}
+
+// ToolworldConfig mirrors toolworld.Config.
+type ToolworldConfig struct {
+	Seed      int64 `yaml:"seed"`
+	Compact   bool  `yaml:"compact"`
+	TrainSize int   `yaml:"train_size"`
+	ValSize   int   `yaml:"val_size"`
+	TestSize  int   `yaml:"test_size"`
+	// MaxLevel keeps only tasks of difficulty levels <= MaxLevel (1..3);
+	// 0 keeps all.
+	MaxLevel int `yaml:"max_level"`
+}
+
+// ModelConfig chooses the policy.
+type ModelConfig struct {
+	// Path is a Hugging Face checkpoint directory (config.json and
+	// safetensors). Empty initialises a new model from Shape.
+	Path string `yaml:"path"`
+	// Tokenizer is "byte" for the built-in byte-level tokenizer or a
+	// directory with tokenizer.json; empty means Path when Path is set,
+	// else "byte".
+	Tokenizer string `yaml:"tokenizer"`
+	// Shape is the architecture of a newly initialised model.
+	Shape ModelShape `yaml:"shape"`
+}
+
+// ModelShape is the architecture of a new Qwen2-family model. The vocabulary
+// size comes from the tokenizer.
+type ModelShape struct {
+	HiddenSize        int     `yaml:"hidden_size"`
+	NumLayers         int     `yaml:"num_layers"`
+	NumHeads          int     `yaml:"num_heads"`
+	NumKVHeads        int     `yaml:"num_kv_heads"`
+	IntermediateSize  int     `yaml:"intermediate_size"`
+	MaxPositions      int     `yaml:"max_positions"`
+	RopeTheta         float64 `yaml:"rope_theta"`
+	TieWordEmbeddings bool    `yaml:"tie_word_embeddings"`
+}
+
+// RolloutConfig controls episodes.
+type RolloutConfig struct {
+	// N is the number of rollouts per task (the GRPO group size).
+	N int `yaml:"n"`
+	// Temperature, TopP and TopK are the training sampling settings.
+	Temperature float64 `yaml:"temperature"`
+	TopP        float64 `yaml:"top_p"`
+	TopK        int     `yaml:"top_k"`
+	// ResponseLength bounds one policy turn, in tokens.
+	ResponseLength int `yaml:"response_length"`
+	// MaxModelLen is the policy's context length.
+	MaxModelLen int `yaml:"max_model_len"`
+	// MaxEnvLen clips environment observations, in tokens.
+	MaxEnvLen int `yaml:"max_env_len"`
+	// MaxSteps bounds the turns of an episode.
+	MaxSteps int `yaml:"max_steps"`
+	// Concurrency bounds parallel episodes.
+	Concurrency int `yaml:"concurrency"`
+	// Sparse asks the environment for 0/1 scores.
+	Sparse bool `yaml:"sparse"`
+	// ValN is k of the validation metrics (rollouts per validation task).
+	ValN int `yaml:"val_n"`
+	// ValTemperature is the validation sampling temperature; 0 is greedy.
+	// (The reference validates greedily with n = 8, which makes its k
+	// rollouts identical; a positive temperature makes pass@k mean
+	// something.)
+	ValTemperature float64 `yaml:"val_temperature"`
+}
+
+// ActorConfig is the policy update (actor_rollout_ref.actor).
+type ActorConfig struct {
+	LR               float64 `yaml:"lr"`
+	WeightDecay      float64 `yaml:"weight_decay"`
+	GradClip         float64 `yaml:"grad_clip"`
+	PPOEpochs        int     `yaml:"ppo_epochs"`
+	PPOMiniBatchSize int     `yaml:"ppo_mini_batch_size"` // in samples; 0 = whole batch
+	MicroBatchSize   int     `yaml:"micro_batch_size"`    // in samples; 0 = mini-batch
+	ClipRatioLow     float64 `yaml:"clip_ratio_low"`
+	ClipRatioHigh    float64 `yaml:"clip_ratio_high"`
+	ClipRatioC       float64 `yaml:"clip_ratio_c"`
+	OffClipRangeHigh float64 `yaml:"off_cliprange_high"`
+	UseKLLoss        bool    `yaml:"use_kl_loss"`
+	KLLossCoef       float64 `yaml:"kl_loss_coef"`
+	KLLossType       string  `yaml:"kl_loss_type"`
+	EntropyCoeff     float64 `yaml:"entropy_coeff"`
+	LossAggMode      string  `yaml:"loss_agg_mode"`
+}
+
+// AlgorithmConfig selects the advantage estimator.
+type AlgorithmConfig struct {
+	// AdvEstimator is "grpo".
+	AdvEstimator string `yaml:"adv_estimator"`
+	// NormAdvByStdInGRPO divides by the group's standard deviation.
+	NormAdvByStdInGRPO bool `yaml:"norm_adv_by_std_in_grpo"`
+}
+
+// WarmStartConfig is the supervised warm start on expert demonstrations
+// (built-in environment only: its expert solver writes them).
+type WarmStartConfig struct {
+	// Steps is the number of supervised steps; 0 disables the warm start.
+	Steps     int     `yaml:"steps"`
+	BatchSize int     `yaml:"batch_size"`
+	LR        float64 `yaml:"lr"`
+	// Demos is the number of training tasks whose expert solutions are
+	// used; 0 means all.
+	Demos int `yaml:"demos"`
+}
+
+// DefaultConfig returns the built-in configuration: a small policy trained
+// from scratch on the built-in toolworld environment with the pure-Go
+// backend, sized so a 2-core machine finishes in minutes.
+func DefaultConfig() Config {
+	return Config{
+		Trainer: RunConfig{
+			ExperimentName: "toolworld-tiny",
+			OutputDir:      "runs/${trainer.experiment_name}",
+			Seed:           1,
+			RLSteps:        40,
+			TestFreq:       10,
+			SaveFreq:       20,
+			ValBeforeTrain: true,
+			Progress:       true,
+		},
+		Data: DataConfig{
+			TrainBatchSize:    8,
+			MaxPromptLength:   512,
+			MaxResponseLength: 512,
+			TrainSplit:        "train",
+			ValSplit:          "val",
+			ValTasks:          48,
+			Shuffle:           true,
+		},
+		Env: EnvConfig{
+			Type:          "toolworld",
+			CompanionAddr: "127.0.0.1:0",
+			Toolworld:     ToolworldConfig{Compact: true, MaxLevel: 1},
+		},
+		Model: ModelConfig{
+			Tokenizer: "byte",
+			Shape: ModelShape{
+				HiddenSize: 128, NumLayers: 2, NumHeads: 4, NumKVHeads: 2,
+				IntermediateSize: 384, MaxPositions: 1024, RopeTheta: 10000,
+			},
+		},
+		Rollout: RolloutConfig{
+			N: 4, Temperature: 1, TopP: 1, ResponseLength: 64, MaxModelLen: 1024,
+			MaxEnvLen: 256, MaxSteps: 4, Concurrency: 32, Sparse: true,
+			ValN: 1, ValTemperature: 0,
+		},
+		Actor: ActorConfig{
+			LR: 1e-4, WeightDecay: 0.01, GradClip: 1, PPOEpochs: 1,
+			ClipRatioLow: 0.2, ClipRatioHigh: 0.28, ClipRatioC: 3, OffClipRangeHigh: 0.6,
+			UseKLLoss: true, KLLossCoef: 0.001, KLLossType: "low_var_kl", LossAggMode: "token-mean",
+		},
+		Algorithm: AlgorithmConfig{AdvEstimator: "grpo", NormAdvByStdInGRPO: true},
+		WarmStart: WarmStartConfig{Steps: 150, BatchSize: 16, LR: 1e-3},
+	}
+}
+
+// LoadConfig returns DefaultConfig with the YAML files layered over it in
+// order, then the "a.b=value" overrides, then ${...} placeholders
+// resolved. Unknown keys are errors that name the key.
+func LoadConfig(files []string, overrides []string) (Config, error) {
+	cfg := DefaultConfig()
+	if err := config.LoadFiles(&cfg, files, overrides); err != nil {
+		return Config{}, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+// Validate checks ranges and names.
+func (c Config) Validate() error {
+	var errs []string
+	check := func(ok bool, format string, args ...any) {
+		if !ok {
+			errs = append(errs, fmt.Sprintf(format, args...))
+		}
+	}
+	check(c.Trainer.ExperimentName != "", "trainer.experiment_name is empty")
+	check(c.Trainer.OutputDir != "", "trainer.output_dir is empty")
+	check(c.Trainer.RLSteps >= 0, "trainer.rl_steps %d < 0", c.Trainer.RLSteps)
+	check(c.Trainer.TestFreq >= 0, "trainer.test_freq %d < 0", c.Trainer.TestFreq)
+	check(c.Trainer.SaveFreq >= 0, "trainer.save_freq %d < 0", c.Trainer.SaveFreq)
+	check(c.Data.TrainBatchSize > 0, "data.train_batch_size %d must be > 0", c.Data.TrainBatchSize)
+	check(c.Data.MaxPromptLength > 0, "data.max_prompt_length must be > 0")
+	check(c.Data.MaxResponseLength > 0, "data.max_response_length must be > 0")
+	check(c.Data.ValTasks >= 0, "data.val_tasks %d < 0", c.Data.ValTasks)
+	check(c.Env.Type != "", "env.type is empty")
+	check(c.Env.URL == "" || !c.Env.Companion, "env.url and env.companion are exclusive")
+	check(c.Env.Toolworld.MaxLevel >= 0 && c.Env.Toolworld.MaxLevel <= 3, "env.toolworld.max_level %d not in 0..3", c.Env.Toolworld.MaxLevel)
+	if c.Model.Path == "" {
+		s := c.Model.Shape
+		check(s.HiddenSize > 0 && s.NumLayers > 0 && s.NumHeads > 0 && s.IntermediateSize > 0,
+			"model.shape needs hidden_size, num_layers, num_heads and intermediate_size > 0")
+		check(s.NumHeads == 0 || s.HiddenSize%s.NumHeads == 0, "model.shape.hidden_size %d is not a multiple of num_heads %d", s.HiddenSize, s.NumHeads)
+		check(s.NumKVHeads == 0 || (s.NumKVHeads > 0 && s.NumHeads%s.NumKVHeads == 0), "model.shape.num_heads %d is not a multiple of num_kv_heads %d", s.NumHeads, s.NumKVHeads)
+	}
+	check(c.Rollout.N > 0, "rollout.n %d must be > 0", c.Rollout.N)
+	check(c.Rollout.Temperature >= 0, "rollout.temperature < 0")
+	check(c.Rollout.TopP >= 0 && c.Rollout.TopP <= 1, "rollout.top_p %v not in [0, 1]", c.Rollout.TopP)
+	check(c.Rollout.TopK >= 0, "rollout.top_k < 0")
+	check(c.Rollout.ResponseLength > 0, "rollout.response_length must be > 0")
+	check(c.Rollout.MaxModelLen > c.Rollout.ResponseLength, "rollout.max_model_len must exceed rollout.response_length")
+	check(c.Rollout.MaxSteps > 0, "rollout.max_steps must be > 0")
+	check(c.Rollout.Concurrency >= 0, "rollout.concurrency < 0")
+	check(c.Rollout.ValN > 0, "rollout.val_n %d must be > 0", c.Rollout.ValN)
+	check(c.Rollout.ValTemperature >= 0, "rollout.val_temperature < 0")
+	check(c.Actor.LR > 0, "actor.lr must be > 0")
+	check(c.Actor.PPOEpochs > 0, "actor.ppo_epochs must be > 0")
+	check(c.Actor.PPOMiniBatchSize >= 0 && c.Actor.MicroBatchSize >= 0, "actor batch sizes must be >= 0")
+	if c.Actor.KLLossType != "" {
+		if err := KLType(c.Actor.KLLossType).Validate(); err != nil {
+			errs = append(errs, "actor.kl_loss_type: "+err.Error())
+		}
+	}
+	if c.Actor.LossAggMode != "" {
+		if err := AggMode(c.Actor.LossAggMode).Validate(); err != nil {
+			errs = append(errs, "actor.loss_agg_mode: "+err.Error())
+		}
+	}
+	check(c.Algorithm.AdvEstimator == "grpo", "algorithm.adv_estimator %q: only \"grpo\" is supported", c.Algorithm.AdvEstimator)
+	check(c.WarmStart.Steps >= 0, "warm_start.steps < 0")
+	if c.WarmStart.Steps > 0 {
+		check(c.WarmStart.BatchSize > 0, "warm_start.batch_size must be > 0")
+		check(c.WarmStart.LR > 0, "warm_start.lr must be > 0")
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%w: %s", ErrConfig, strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// modelConfig is the model.Config of a new model with vocabulary vocab.
+func (s ModelShape) modelConfig(vocab int) model.Config {
+	return model.Config{
+		VocabSize:             vocab,
+		HiddenSize:            s.HiddenSize,
+		NumHiddenLayers:       s.NumLayers,
+		NumAttentionHeads:     s.NumHeads,
+		NumKeyValueHeads:      s.NumKVHeads,
+		IntermediateSize:      s.IntermediateSize,
+		RopeTheta:             s.RopeTheta,
+		TieWordEmbeddings:     s.TieWordEmbeddings,
+		MaxPositionEmbeddings: s.MaxPositions,
+	}
+}

@@ -1,0 +1,86 @@
+package trainer
+
+import (
+	"fmt"
+
+	"github.com/org/agentevolver"
+)
+
+// paddedSamples is a list of samples laid out for the policy as veRL does:
+// prompts left-padded to the longest prompt, responses right-padded to the
+// longest response, per-token values over the response columns.
+type paddedSamples struct {
+	Tokens
+	// LossMask is 1 on the policy's own response tokens.
+	LossMask [][]float32
+	// RespLen is each row's number of real response tokens.
+	RespLen []int
+}
+
+// padSamples lays samples out as one batch. Every sample needs a non-empty
+// prompt and response; padID fills the padding.
+func padSamples(samples []agentevolver.Sample, padID int) (paddedSamples, error) {
+	if len(samples) == 0 {
+		return paddedSamples{}, fmt.Errorf("%w: no samples", ErrShape)
+	}
+	maxP, maxR := 0, 0
+	for i, s := range samples {
+		if len(s.PromptIDs) == 0 || len(s.ResponseIDs) == 0 {
+			return paddedSamples{}, fmt.Errorf("%w: sample %d has %d prompt and %d response tokens", ErrShape, i, len(s.PromptIDs), len(s.ResponseIDs))
+		}
+		if len(s.ResponseLossMask) != len(s.ResponseIDs) {
+			return paddedSamples{}, fmt.Errorf("%w: sample %d has %d response tokens but %d loss-mask entries", ErrShape, i, len(s.ResponseIDs), len(s.ResponseLossMask))
+		}
+		maxP = max(maxP, len(s.PromptIDs))
+		maxR = max(maxR, len(s.ResponseIDs))
+	}
+	out := paddedSamples{
+		Tokens: Tokens{
+			InputIDs:      make([][]int, len(samples)),
+			AttentionMask: make([][]int, len(samples)),
+			PromptLen:     maxP,
+		},
+		LossMask: make([][]float32, len(samples)),
+		RespLen:  make([]int, len(samples)),
+	}
+	for i, s := range samples {
+		ids := make([]int, maxP+maxR)
+		att := make([]int, maxP+maxR)
+		loss := make([]float32, maxR)
+		off := maxP - len(s.PromptIDs)
+		for j := 0; j < off; j++ {
+			ids[j] = padID
+		}
+		for j, id := range s.PromptIDs {
+			ids[off+j] = id
+			att[off+j] = 1
+		}
+		for j := range maxR {
+			if j < len(s.ResponseIDs) {
+				ids[maxP+j] = s.ResponseIDs[j]
+				att[maxP+j] = 1
+				if s.ResponseLossMask[j] != 0 {
+					loss[j] = 1
+				}
+			} else {
+				ids[maxP+j] = padID
+			}
+		}
+		out.InputIDs[i], out.AttentionMask[i], out.LossMask[i] = ids, att, loss
+		out.RespLen[i] = len(s.ResponseIDs)
+	}
+	return out, nil
+}
+
+// placeRewards puts each row's outcome on its last real response token
+// (reference §8, parse_reward_from_dataproto) and zeros elsewhere.
+func placeRewards(respLen []int, width int, outcomes []float64) [][]float32 {
+	r := make([][]float32, len(respLen))
+	for i, n := range respLen {
+		r[i] = make([]float32, width)
+		if n > 0 {
+			r[i][n-1] = float32(outcomes[i])
+		}
+	}
+	return r
+}
