@@ -2,93 +2,18 @@ package agentflow_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/agentflow"
 	"github.com/org/agentevolver/contextmgr"
-	"github.com/org/agentevolver/envclient"
 	"github.com/org/agentevolver/envs/toolworld"
 	"github.com/org/agentevolver/envservice"
 	"github.com/org/agentevolver/llm"
 	"github.com/org/agentevolver/tokenizer"
 )
-
-// inProcess serves one envservice.Environment as an envclient.Env, the
-// way envservice's manager does, without the HTTP layer.
-type inProcess struct {
-	env       envservice.Environment
-	mu        sync.Mutex
-	instances map[string]envservice.Instance
-}
-
-func (p *inProcess) get(id string) (envservice.Instance, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	in, ok := p.instances[id]
-	if !ok {
-		return nil, envclient.ErrInstanceNotFound
-	}
-	return in, nil
-}
-
-func (p *inProcess) TaskIDs(ctx context.Context, _, split string) ([]string, error) {
-	return p.env.TaskIDs(ctx, split, nil)
-}
-
-func (p *inProcess) Create(ctx context.Context, _, taskID, instanceID string, params map[string]any) (envclient.InitState, error) {
-	in, err := p.env.New(ctx, taskID, instanceID, params)
-	if err != nil {
-		return envclient.InitState{}, err
-	}
-	p.mu.Lock()
-	p.instances[instanceID] = in
-	p.mu.Unlock()
-	return in.InitState(ctx, params)
-}
-
-func (p *inProcess) Step(ctx context.Context, id string, action agentevolver.Message, params map[string]any) (envclient.StepResult, error) {
-	in, err := p.get(id)
-	if err != nil {
-		return envclient.StepResult{}, err
-	}
-	return in.Step(ctx, action, params)
-}
-
-func (p *inProcess) Evaluate(ctx context.Context, id string, params map[string]any) (float64, error) {
-	in, err := p.get(id)
-	if err != nil {
-		return 0, err
-	}
-	return in.Evaluate(ctx, params)
-}
-
-func (p *inProcess) Info(ctx context.Context, id string, params map[string]any) (json.RawMessage, error) {
-	in, err := p.get(id)
-	if err != nil {
-		return nil, err
-	}
-	v, err := in.Info(ctx, params)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(v)
-}
-
-func (p *inProcess) Release(_ context.Context, id string) (bool, error) {
-	p.mu.Lock()
-	in, ok := p.instances[id]
-	delete(p.instances, id)
-	p.mu.Unlock()
-	if !ok {
-		return false, nil
-	}
-	return true, in.Close()
-}
 
 // expert plays toolworld's expert solutions: it recognises the task by its
 // instruction and plays the next action of its solution.
@@ -124,7 +49,8 @@ func (x *expert) Chat(_ context.Context, msgs []agentevolver.Message, opts llm.C
 }
 
 // TestToolworldWithByteLevelTokenizer runs expert episodes of the built-in
-// toolworld environment with the byte-level tokenizer and both Qwen chat
+// toolworld environment, served in process by envservice.Manager, with the
+// byte-level tokenizer and both Qwen chat
 // templates, and checks that the samples train on exactly the expert's
 // actions and segment into one step per action.
 func TestToolworldWithByteLevelTokenizer(t *testing.T) {
@@ -160,7 +86,11 @@ func TestToolworldWithByteLevelTokenizer(t *testing.T) {
 		tpl  tokenizer.ChatTemplate
 	}{{"qwen2.5", tokenizer.Qwen25ChatML()}, {"qwen3", tokenizer.Qwen3ChatML()}} {
 		t.Run(tc.name, func(t *testing.T) {
-			env := &inProcess{env: world, instances: map[string]envservice.Instance{}}
+			env := envservice.NewManager(envservice.ManagerConfig{})
+			defer env.Close()
+			if err := env.Register(toolworld.Name, world); err != nil {
+				t.Fatal(err)
+			}
 			runner := &agentflow.Runner{
 				Flow: &agentflow.Flow{
 					Env:     env,
@@ -217,8 +147,8 @@ func TestToolworldWithByteLevelTokenizer(t *testing.T) {
 					}
 				}
 			}
-			if n := len(env.instances); n != 0 {
-				t.Errorf("%d instances left open", n)
+			if st := env.Stats(); st.Live != 0 || st.Released != uint64(len(results)) {
+				t.Errorf("manager stats %+v after %d episodes", st, len(results))
 			}
 		})
 	}
