@@ -70,7 +70,7 @@ func errMissing(field string) error {
 
 func errNotFound(instanceID string) error {
 	// The detail is the reference's text, which clients may match on.
-	return newRequestError("Instance "+instanceID+" not found!", envclient.ErrInstanceNotFound)
+	return newRequestError("Instance "+truncate(instanceID, maxInstanceIDLen)+" not found!", envclient.ErrInstanceNotFound)
 }
 
 // truncate shortens s to at most n bytes, marking the cut. It may split a

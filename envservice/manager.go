@@ -21,8 +21,11 @@ import (
 
 // Defaults of ManagerConfig, the reference's values where it has them.
 const (
-	DefaultMaxInstances  = 10000
-	DefaultIdleTimeout   = 3600 * time.Second
+	// DefaultMaxInstances caps live instances (the reference has no cap).
+	DefaultMaxInstances = 10000
+	// DefaultIdleTimeout is the reference's idle limit, one hour.
+	DefaultIdleTimeout = 3600 * time.Second
+	// DefaultSweepInterval is the reference's reaper period, five minutes.
 	DefaultSweepInterval = 300 * time.Second
 	// DefaultSplit is the split TaskIDs lists when none is given.
 	DefaultSplit = "train"

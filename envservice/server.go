@@ -108,16 +108,23 @@ func NewServer(m *Manager, cfg ServerConfig) *Server {
 	return s
 }
 
-// route is one POST route of the protocol.
-type route func(s *Server, ctx context.Context, req request) reply
-
-var routes = map[string]route{
-	"/get_env_profile": (*Server).getEnvProfile,
-	"/create":          (*Server).create,
-	"/step":            (*Server).step,
-	"/evaluate":        (*Server).evaluate,
-	"/get_info":        (*Server).getInfo,
-	"/release":         (*Server).release,
+// route returns the handler of a POST route, or nil.
+func (s *Server) route(path string) func(context.Context, request) reply {
+	switch path {
+	case "/get_env_profile":
+		return s.getEnvProfile
+	case "/create":
+		return s.create
+	case "/step":
+		return s.step
+	case "/evaluate":
+		return s.evaluate
+	case "/get_info":
+		return s.getInfo
+	case "/release":
+		return s.release
+	}
+	return nil
 }
 
 const healthPath = "/healthz"
@@ -128,7 +135,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := cleanPath(r.URL.Path)
 	var rep reply
 	var req request
-	switch rt, isRoute := routes[path]; {
+	switch rt := s.route(path); {
 	case path == healthPath:
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
@@ -140,7 +147,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "OK")
 		s.logRequest(r, path, http.StatusOK, start, req)
 		return
-	case !isRoute:
+	case rt == nil:
 		rep = fail(http.StatusNotFound, "Not Found")
 	case r.Method != http.MethodPost:
 		w.Header().Set("Allow", http.MethodPost)
@@ -152,7 +159,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			rep = *errRep
 			break
 		}
-		rep = rt(s, r.Context(), req)
+		rep = rt(r.Context(), req)
 	}
 	s.write(w, rep)
 	s.logRequest(r, path, rep.status, start, req)
