@@ -106,6 +106,20 @@ type Rollout struct {
 	// TrainMode is contextmgr.TrainModeDiscard (zero) or TrainModeKeep:
 	// whether injected experience stays in the training samples.
 	TrainMode string
+	// Seed, when set, makes the episode's sampling reproducible whatever
+	// else runs concurrently: turn t asks the policy for seed
+	// TurnSeed(*Seed, t), overriding Flow.Chat.Seed.
+	Seed *int64
+}
+
+// TurnSeed derives the sampling seed of turn t of an episode seeded with
+// seed (a SplitMix64 step, so neighbouring seeds and turns do not
+// correlate).
+func TurnSeed(seed int64, turn int) int64 {
+	z := uint64(seed) + uint64(turn+1)*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return int64(z ^ (z >> 31))
 }
 
 // Result is one finished episode: its trajectory and its training samples
@@ -185,7 +199,7 @@ func (f *Flow) Run(ctx context.Context, r Rollout) (res Result, err error) {
 		return res, err
 	}
 
-	if err := f.loop(ctx, cm, res.InstanceID, &traj, log); err != nil {
+	if err := f.loop(ctx, cm, res.InstanceID, r.Seed, &traj, log); err != nil {
 		return res, err
 	}
 
@@ -218,7 +232,7 @@ func (f *Flow) Run(ctx context.Context, r Rollout) (res Result, err error) {
 
 // loop alternates policy turns and environment steps (reference §2.2 step
 // 4), recording how the episode ended in traj.
-func (f *Flow) loop(ctx context.Context, cm contextmgr.ContextManager, instanceID string, traj *agentevolver.Trajectory, log *slog.Logger) error {
+func (f *Flow) loop(ctx context.Context, cm contextmgr.ContextManager, instanceID string, seed *int64, traj *agentevolver.Trajectory, log *slog.Logger) error {
 	maxSteps := f.MaxSteps
 	if maxSteps <= 0 {
 		maxSteps = DefaultMaxSteps
@@ -237,6 +251,10 @@ func (f *Flow) loop(ctx context.Context, cm contextmgr.ContextManager, instanceI
 		}
 		if err != nil {
 			return err
+		}
+		if seed != nil {
+			turnSeed := TurnSeed(*seed, step)
+			opts.Seed = &turnSeed
 		}
 		out, err := f.Policy.Chat(ctx, prompt, opts)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/org/agentevolver/agentflow"
 	"github.com/org/agentevolver/contextmgr"
 	"github.com/org/agentevolver/envclient"
+	"github.com/org/agentevolver/llm"
 )
 
 func newFlow(env envclient.Env) *agentflow.Flow {
@@ -336,5 +337,35 @@ func TestObservation(t *testing.T) {
 				t.Errorf("got %+v, want user %q", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestRolloutSeedReachesThePolicyPerTurn(t *testing.T) {
+	var seeds []int64
+	env := newCounterEnv(3)
+	f := newFlow(env)
+	f.Policy = llm.ChatModelFunc(func(ctx context.Context, msgs []agentevolver.Message, opts llm.ChatOptions) (llm.Completion, error) {
+		if opts.Seed == nil {
+			return llm.Completion{}, errors.New("no seed")
+		}
+		seeds = append(seeds, *opts.Seed)
+		return alwaysInc.Chat(ctx, msgs, opts)
+	})
+	seed := int64(42)
+	r := rollout("t0")
+	r.Seed = &seed
+	if _, err := f.Run(context.Background(), r); err != nil {
+		t.Fatal(err)
+	}
+	if len(seeds) != 3 {
+		t.Fatalf("policy called %d times, want 3", len(seeds))
+	}
+	for i, s := range seeds {
+		if s != agentflow.TurnSeed(42, i) {
+			t.Fatalf("turn %d seed %d, want %d", i, s, agentflow.TurnSeed(42, i))
+		}
+		if i > 0 && s == seeds[i-1] {
+			t.Fatalf("turns %d and %d share seed %d", i-1, i, s)
+		}
 	}
 }
