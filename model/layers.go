@@ -69,7 +69,8 @@ func (m *Model) logits(ctx *mlctx.Context, h *graph.Node) *graph.Node {
 // rmsNorm is Qwen2RMSNorm: w · x / sqrt(mean(x²) + eps) over the last axis.
 func rmsNorm(x, w *graph.Node, eps float64) *graph.Node {
 	meanSquare := graph.ReduceAndKeep(graph.Square(x), graph.ReduceMean, -1)
-	normed := graph.Mul(x, graph.Rsqrt(graph.AddScalar(meanSquare, eps)))
+	// Div by Sqrt rather than Mul by Rsqrt: GoMLX v0.26 has no Rsqrt gradient.
+	normed := graph.Div(x, graph.Sqrt(graph.AddScalar(meanSquare, eps)))
 	return graph.Mul(normed, graph.ExpandLeftToRank(w, x.Rank()))
 }
 

@@ -1,0 +1,319 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+// SampleOptions tune Generate. The zero value decodes greedily up to
+// DefaultMaxTokens tokens.
+type SampleOptions struct {
+	// MaxTokens bounds the number of generated tokens per row; 0 means
+	// DefaultMaxTokens.
+	MaxTokens int
+	// Temperature divides the logits; 0 means greedy decoding.
+	Temperature float64
+	// TopK keeps only the k most likely tokens; 0 disables it.
+	TopK int
+	// TopP keeps the smallest set of most likely tokens whose probability
+	// reaches TopP; 0 and 1 disable it.
+	TopP float64
+	// StopTokens end a row when sampled (end-of-sequence tokens). The stop
+	// token is part of the row's output.
+	StopTokens []int
+	// Stop, if set, is asked after every token whether row (an index into
+	// the prompts) is done given its tokens so far; it implements stop
+	// strings. It runs on the calling goroutine.
+	Stop func(row int, tokens []int) bool
+	// Seed makes sampling reproducible: row i draws from its own stream
+	// seeded by (Seed, i), whatever the batch it runs in.
+	Seed uint64
+}
+
+// DefaultMaxTokens is the generation length when SampleOptions.MaxTokens is
+// 0.
+const DefaultMaxTokens = 256
+
+// Finish reasons of a Generation, as in the OpenAI API.
+const (
+	FinishStop   = "stop"   // a stop token or the Stop function ended the row
+	FinishLength = "length" // MaxTokens was reached
+)
+
+// Generation is one row's output of Generate.
+type Generation struct {
+	// TokenIDs are the sampled tokens, a final stop token included.
+	TokenIDs []int
+	// LogProbs are their log-probabilities under the distribution each was
+	// sampled from (see SampleOptions); for greedy decoding, under the
+	// model's unscaled distribution.
+	LogProbs []float64
+	// FinishReason is FinishStop or FinishLength.
+	FinishReason string
+}
+
+// Generate continues every prompt (token ids) with sampled tokens, all
+// rows in one batch with a KV cache: one prefill pass over the
+// left-padded prompts, then one single-token decode pass per new token.
+// Batch size, prompt length and cache length are padded to bucket sizes,
+// so each bucket compiles once.
+func (m *Model) Generate(ctx context.Context, prompts [][]int, opts SampleOptions) (gens []Generation, err error) {
+	if err := m.checkSampling(prompts, &opts); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	defer recoverGraphError(&err, "generate")
+	d, err := m.newDecoder(prompts, opts.MaxTokens)
+	if err != nil {
+		return nil, err
+	}
+	defer d.release()
+
+	rows := len(prompts)
+	gens = make([]Generation, rows)
+	samplers := make([]sampler, rows)
+	rngs := make([]*rand.Rand, rows)
+	for i := range rows {
+		samplers[i] = sampler{temperature: opts.Temperature, topK: opts.TopK, topP: opts.TopP}
+		rngs[i] = rand.New(rand.NewPCG(opts.Seed, uint64(i)))
+	}
+	logits, err := d.prefill()
+	if err != nil {
+		return nil, err
+	}
+	next := make([]int, d.rows) // padding rows feed token 0
+	for step := 0; ; step++ {
+		active := 0
+		for i := range rows {
+			g := &gens[i]
+			if g.FinishReason != "" {
+				continue
+			}
+			token, logp := samplers[i].sample(logits[i*d.vocab:(i+1)*d.vocab], rngs[i])
+			g.TokenIDs = append(g.TokenIDs, token)
+			g.LogProbs = append(g.LogProbs, logp)
+			next[i] = token
+			switch {
+			case slices.Contains(opts.StopTokens, token) || (opts.Stop != nil && opts.Stop(i, g.TokenIDs)):
+				g.FinishReason = FinishStop
+			case len(g.TokenIDs) == opts.MaxTokens:
+				g.FinishReason = FinishLength
+			default:
+				active++
+			}
+		}
+		if active == 0 {
+			return gens, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if logits, err = d.step(next); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// checkSampling validates the request and fills option defaults.
+func (m *Model) checkSampling(prompts [][]int, opts *SampleOptions) error {
+	if len(prompts) == 0 {
+		return fmt.Errorf("%w: no prompts", ErrBadInput)
+	}
+	if opts.MaxTokens == 0 {
+		opts.MaxTokens = DefaultMaxTokens
+	}
+	if opts.TopP == 0 {
+		opts.TopP = 1
+	}
+	switch {
+	case opts.MaxTokens < 0:
+		return fmt.Errorf("%w: MaxTokens %d", ErrBadInput, opts.MaxTokens)
+	case !(opts.Temperature >= 0):
+		return fmt.Errorf("%w: temperature %g", ErrBadInput, opts.Temperature)
+	case opts.TopK < 0:
+		return fmt.Errorf("%w: TopK %d", ErrBadInput, opts.TopK)
+	case !(opts.TopP > 0 && opts.TopP <= 1):
+		return fmt.Errorf("%w: TopP %g outside (0, 1]", ErrBadInput, opts.TopP)
+	}
+	for i, p := range prompts {
+		if len(p) == 0 {
+			return fmt.Errorf("%w: prompt %d is empty", ErrBadInput, i)
+		}
+		if n := len(p) + opts.MaxTokens; n > m.cfg.MaxPositionEmbeddings {
+			return fmt.Errorf("%w: prompt %d needs %d positions, more than max_position_embeddings %d", ErrBadInput, i, n, m.cfg.MaxPositionEmbeddings)
+		}
+		for j, id := range p {
+			if id < 0 || id >= m.cfg.VocabSize {
+				return fmt.Errorf("%w: prompt %d token %d is %d, outside [0, %d)", ErrBadInput, i, j, id, m.cfg.VocabSize)
+			}
+		}
+	}
+	return nil
+}
+
+// decoder holds the state of one batched generation: the KV cache and the
+// host-side mask of which cache columns hold real tokens. Prompts are left
+// padded to promptCols, so the token fed at step s goes to column
+// promptCols+s in every row.
+type decoder struct {
+	m                       *Model
+	rows, promptCols, cols  int // padded batch, prompt and cache sizes
+	vocab                   int
+	prompts                 [][]int
+	written                 int   // cache columns written so far
+	positions               []int // next rotary position of each row
+	keyValid                []bool
+	cache                   []*tensors.Tensor // K and V of each layer, [rows, cols, kvHeads, headDim]
+	prefillExec, decodeExec *mlctx.Exec
+}
+
+func (m *Model) newDecoder(prompts [][]int, maxTokens int) (*decoder, error) {
+	longest := 0
+	for _, p := range prompts {
+		longest = max(longest, len(p))
+	}
+	d := &decoder{
+		m: m, rows: bucket(len(prompts)), promptCols: bucket(longest), vocab: m.cfg.VocabSize, prompts: prompts,
+	}
+	d.cols = bucket(d.promptCols + maxTokens)
+	if m.exec.prefill == nil {
+		var err error
+		if m.exec.prefill, err = mlctx.NewExec(m.backend, m.vars, m.prefillGraph); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrGraph, err)
+		}
+		if m.exec.decode, err = mlctx.NewExec(m.backend, m.vars, m.decodeGraph); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrGraph, err)
+		}
+	}
+	d.prefillExec, d.decodeExec = m.exec.prefill, m.exec.decode
+	return d, nil
+}
+
+// prefill runs the prompts and returns the logits of their next token,
+// [rows·vocab] flat.
+func (d *decoder) prefill() ([]float32, error) {
+	n := d.rows * d.promptCols
+	ids, pos, mask := make([]int32, n), make([]int32, n), make([]bool, n)
+	d.keyValid = make([]bool, d.rows*d.cols)
+	d.positions = make([]int, d.rows)
+	for b, p := range d.prompts {
+		shift := d.promptCols - len(p)
+		for j, id := range p {
+			k := b*d.promptCols + shift + j
+			ids[k], pos[k], mask[k] = int32(id), int32(j), true
+			d.keyValid[b*d.cols+shift+j] = true
+		}
+		d.positions[b] = len(p)
+	}
+	outs, err := d.prefillExec.Exec(
+		tensors.FromFlatDataAndDimensions(ids, d.rows, d.promptCols),
+		tensors.FromFlatDataAndDimensions(pos, d.rows, d.promptCols),
+		tensors.FromFlatDataAndDimensions(mask, d.rows, d.promptCols),
+		tensors.FromShape(shapes.Make(dtypes.Bool, d.cols)), // only its length matters: the cache size
+	)
+	if err != nil {
+		return nil, fmt.Errorf("%w: prefill: %w", ErrGraph, err)
+	}
+	d.written = d.promptCols
+	return d.takeOutputs(outs)
+}
+
+// step feeds one token per row and returns the logits of the following
+// one.
+func (d *decoder) step(tokens []int) ([]float32, error) {
+	if d.written >= d.cols {
+		return nil, fmt.Errorf("%w: KV cache of %d columns is full", ErrBadInput, d.cols)
+	}
+	ids, pos := make([]int32, d.rows), make([]int32, d.rows)
+	for b := range d.rows {
+		ids[b], pos[b] = int32(tokens[b]), int32(d.positions[b])
+		d.positions[b]++
+		d.keyValid[b*d.cols+d.written] = true
+	}
+	args := []any{
+		tensors.FromFlatDataAndDimensions(ids, d.rows, 1),
+		tensors.FromFlatDataAndDimensions(pos, d.rows, 1),
+		tensors.FromScalar(int32(d.written)),
+		tensors.FromFlatDataAndDimensions(slices.Clone(d.keyValid), d.rows, d.cols),
+	}
+	for _, c := range d.cache {
+		args = append(args, c)
+	}
+	outs, err := d.decodeExec.Exec(args...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: decode: %w", ErrGraph, err)
+	}
+	finalizeAll(d.cache)
+	d.written++
+	return d.takeOutputs(outs)
+}
+
+// takeOutputs keeps the new cache and returns the logits.
+func (d *decoder) takeOutputs(outs []*tensors.Tensor) ([]float32, error) {
+	d.cache = outs[1:]
+	logits, err := tensors.CopyFlatData[float32](outs[0])
+	_ = outs[0].FinalizeAll()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrGraph, err)
+	}
+	return logits, nil
+}
+
+func (d *decoder) release() { finalizeAll(d.cache) }
+
+// prefillGraph runs the decoder over the left-padded prompts ids, pos and
+// mask [B,P] and returns the next-token logits [B,V] followed by each
+// layer's keys and values, zero-padded to a cache of cacheCols' length
+// [B,L,KV,hd].
+func (m *Model) prefillGraph(ctx *mlctx.Context, inputs []*graph.Node) []*graph.Node {
+	ids, pos, mask, cacheCols := inputs[0], inputs[1], inputs[2], inputs[3]
+	g := ids.Graph()
+	b, p := ids.Shape().Dimensions[0], ids.Shape().Dimensions[1]
+	l := cacheCols.Shape().Dimensions[0]
+	bias := attentionBias(causalAllowed(mask))
+	h, ks, vs := m.forward(ctx, ids, pos, bias, nil)
+	last := graph.Reshape(graph.Slice(h, graph.AxisRange(), graph.AxisElem(p-1)), b, m.cfg.HiddenSize)
+	outs := []*graph.Node{m.logits(ctx, last)}
+	pad := graph.Zeros(g, shapes.Make(dtypes.Float32, b, l-p, m.cfg.NumKeyValueHeads, m.cfg.HeadDim))
+	for i := range ks {
+		outs = append(outs, graph.Concatenate([]*graph.Node{ks[i], pad}, 1), graph.Concatenate([]*graph.Node{vs[i], pad}, 1))
+	}
+	return outs
+}
+
+// decodeGraph feeds one token per row: ids and pos [B,1], the cache column
+// to write (scalar), which cache columns hold real tokens keyValid [B,L],
+// then each layer's cached keys and values. It returns the next-token
+// logits [B,V] and the updated caches. The new keys and values are written
+// with Where(iota == column, new, cache): simplego has no
+// DynamicUpdateSlice.
+func (m *Model) decodeGraph(ctx *mlctx.Context, inputs []*graph.Node) []*graph.Node {
+	ids, pos, column, keyValid := inputs[0], inputs[1], inputs[2], inputs[3]
+	cache := inputs[4:]
+	g := ids.Graph()
+	b, l := keyValid.Shape().Dimensions[0], keyValid.Shape().Dimensions[1]
+	cacheShape := cache[0].Shape()
+	isColumn := graph.Equal(graph.Iota(g, shapes.Make(dtypes.Int32, l), 0), column)                 // [L]
+	isColumn = graph.BroadcastToDims(graph.Reshape(isColumn, 1, l, 1, 1), cacheShape.Dimensions...) // [B,L,KV,hd]
+	merge := func(layer int, k, v *graph.Node) (*graph.Node, *graph.Node) {
+		k = graph.Where(isColumn, graph.BroadcastToDims(k, cacheShape.Dimensions...), cache[2*layer])
+		v = graph.Where(isColumn, graph.BroadcastToDims(v, cacheShape.Dimensions...), cache[2*layer+1])
+		return k, v
+	}
+	bias := attentionBias(graph.Reshape(keyValid, b, 1, l))
+	h, ks, vs := m.forward(ctx, ids, pos, bias, merge)
+	outs := []*graph.Node{m.logits(ctx, graph.Reshape(h, b, m.cfg.HiddenSize))}
+	for i := range ks {
+		outs = append(outs, ks[i], vs[i])
+	}
+	return outs
+}

@@ -1,0 +1,110 @@
+package model
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// sampler draws next tokens from logits on the host, in float64.
+type sampler struct {
+	temperature float64 // 0: greedy
+	topK        int     // 0: off
+	topP        float64 // 1: off
+	// scratch, reused across calls of one row
+	probs []float64
+	order []int
+}
+
+// sample picks a token from logits and returns it with its log-probability
+// under the distribution it was drawn from: softmax(logits/temperature)
+// restricted to the top-k tokens and then to the top-p nucleus, and
+// renormalised (vLLM's order). Greedy decoding (temperature 0) returns the
+// argmax with its log-probability under the unscaled model distribution.
+func (s *sampler) sample(logits []float32, rng *rand.Rand) (token int, logProb float64) {
+	if s.temperature == 0 {
+		best := 0
+		for i, v := range logits {
+			if v > logits[best] {
+				best = i
+			}
+		}
+		return best, float64(logits[best]) - logSumExp(logits, 1)
+	}
+	n := len(logits)
+	if cap(s.probs) < n {
+		s.probs, s.order = make([]float64, n), make([]int, n)
+	}
+	probs, order := s.probs[:n], s.order[:n]
+	maxZ := math.Inf(-1)
+	for _, v := range logits {
+		maxZ = math.Max(maxZ, float64(v)/s.temperature)
+	}
+	kept := n
+	filtered := (s.topK > 0 && s.topK < n) || s.topP < 1
+	if filtered {
+		// Only the filters need the tokens in order of likelihood.
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int {
+			switch {
+			case logits[a] > logits[b]:
+				return -1
+			case logits[a] < logits[b]:
+				return 1
+			}
+			return 0
+		})
+		if s.topK > 0 && s.topK < n {
+			kept = s.topK
+		}
+	} else {
+		for i := range order {
+			order[i] = i
+		}
+	}
+	total := 0.0
+	for _, i := range order[:kept] {
+		probs[i] = math.Exp(float64(logits[i])/s.temperature - maxZ)
+		total += probs[i]
+	}
+	if s.topP < 1 {
+		// Keep the smallest prefix whose mass reaches topP (at least one token).
+		mass := 0.0
+		for j, i := range order[:kept] {
+			mass += probs[i] / total
+			if mass >= s.topP {
+				kept = j + 1
+				break
+			}
+		}
+		total = 0
+		for _, i := range order[:kept] {
+			total += probs[i]
+		}
+	}
+	u := rng.Float64() * total
+	token = order[kept-1] // guards against rounding leaving u above the running sum
+	for _, i := range order[:kept] {
+		u -= probs[i]
+		if u < 0 {
+			token = i
+			break
+		}
+	}
+	return token, math.Log(probs[token] / total)
+}
+
+// logSumExp returns log Σ exp(x/temperature), computed stably in float64.
+func logSumExp(x []float32, temperature float64) float64 {
+	maxZ := math.Inf(-1)
+	for _, v := range x {
+		maxZ = math.Max(maxZ, float64(v)/temperature)
+	}
+	sum := 0.0
+	for _, v := range x {
+		sum += math.Exp(float64(v)/temperature - maxZ)
+	}
+	return maxZ + math.Log(sum)
+}
