@@ -33,6 +33,9 @@ type SampleOptions struct {
 	// the prompts) is done given its tokens so far; it implements stop
 	// strings. It runs on the calling goroutine.
 	Stop func(row int, tokens []int) bool
+	// VocabLimit restricts sampling to ids below it (a tokenizer smaller
+	// than the model's padded vocabulary); 0 means every id.
+	VocabLimit int
 	// Seed makes sampling reproducible: row i draws from its own stream
 	// seeded by (Seed, i), whatever the batch it runs in.
 	Seed uint64
@@ -65,69 +68,121 @@ type Generation struct {
 // left-padded prompts, then one single-token decode pass per new token.
 // Batch size, prompt length and cache length are padded to bucket sizes,
 // so each bucket compiles once.
-func (m *Model) Generate(ctx context.Context, prompts [][]int, opts SampleOptions) (gens []Generation, err error) {
-	if err := m.checkSampling(prompts, &opts); err != nil {
+func (m *Model) Generate(ctx context.Context, prompts [][]int, opts SampleOptions) ([]Generation, error) {
+	if len(prompts) == 0 {
+		return nil, fmt.Errorf("%w: no prompts", ErrBadInput)
+	}
+	if err := checkSampleOptions(&opts); err != nil {
 		return nil, err
 	}
+	rows := make([]rowRequest, len(prompts))
+	for i, p := range prompts {
+		if err := m.checkPrompt(p, opts.MaxTokens); err != nil {
+			return nil, fmt.Errorf("prompt %d: %w", i, err)
+		}
+		rows[i] = rowRequest{ctx: ctx, prompt: p, opts: opts, stream: uint64(i)}
+		if opts.Stop != nil {
+			rows[i].stop = func(tokens []int) bool { return opts.Stop(i, tokens) }
+		}
+	}
+	gens, errs := m.generateRows(rows)
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return gens, nil
+}
+
+// rowRequest is one row of a batched generation, with its own options
+// (checked, defaults filled), random stream and cancellation.
+type rowRequest struct {
+	ctx    context.Context
+	prompt []int
+	opts   SampleOptions
+	stream uint64                  // the row samples from the PCG stream (opts.Seed, stream)
+	stop   func(tokens []int) bool // optional
+}
+
+// generateRows runs rows as one batch. A row whose context ends stops
+// with that error; the other rows go on.
+func (m *Model) generateRows(rows []rowRequest) (gens []Generation, errs []error) {
+	gens, errs = make([]Generation, len(rows)), make([]error, len(rows))
+	fail := func(err error) ([]Generation, []error) {
+		for i := range errs {
+			if errs[i] == nil && gens[i].FinishReason == "" {
+				errs[i] = err
+			}
+		}
+		return gens, errs
+	}
+	var err error
+	defer func() {
+		if err != nil {
+			fail(err)
+		}
+	}()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	defer recoverGraphError(&err, "generate")
-	d, err := m.newDecoder(prompts, opts.MaxTokens)
+
+	prompts := make([][]int, len(rows))
+	maxTokens := 0
+	samplers := make([]sampler, len(rows))
+	rngs := make([]*rand.Rand, len(rows))
+	for i, r := range rows {
+		prompts[i], maxTokens = r.prompt, max(maxTokens, r.opts.MaxTokens)
+		samplers[i] = sampler{temperature: r.opts.Temperature, topK: r.opts.TopK, topP: r.opts.TopP}
+		rngs[i] = rand.New(rand.NewPCG(r.opts.Seed, r.stream))
+	}
+	d, err := m.newDecoder(prompts, maxTokens)
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
 	defer d.release()
-
-	rows := len(prompts)
-	gens = make([]Generation, rows)
-	samplers := make([]sampler, rows)
-	rngs := make([]*rand.Rand, rows)
-	for i := range rows {
-		samplers[i] = sampler{temperature: opts.Temperature, topK: opts.TopK, topP: opts.TopP}
-		rngs[i] = rand.New(rand.NewPCG(opts.Seed, uint64(i)))
-	}
 	logits, err := d.prefill()
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
-	next := make([]int, d.rows) // padding rows feed token 0
-	for step := 0; ; step++ {
+	next := make([]int, d.rows) // finished and padding rows feed token 0
+	for {
 		active := 0
-		for i := range rows {
+		for i, r := range rows {
 			g := &gens[i]
-			if g.FinishReason != "" {
+			if g.FinishReason != "" || errs[i] != nil {
 				continue
 			}
-			token, logp := samplers[i].sample(logits[i*d.vocab:(i+1)*d.vocab], rngs[i])
+			if errs[i] = r.ctx.Err(); errs[i] != nil {
+				continue
+			}
+			row := logits[i*d.vocab : (i+1)*d.vocab]
+			if limit := r.opts.VocabLimit; limit > 0 && limit < len(row) {
+				row = row[:limit]
+			}
+			token, logp := samplers[i].sample(row, rngs[i])
 			g.TokenIDs = append(g.TokenIDs, token)
 			g.LogProbs = append(g.LogProbs, logp)
 			next[i] = token
 			switch {
-			case slices.Contains(opts.StopTokens, token) || (opts.Stop != nil && opts.Stop(i, g.TokenIDs)):
+			case slices.Contains(r.opts.StopTokens, token) || (r.stop != nil && r.stop(g.TokenIDs)):
 				g.FinishReason = FinishStop
-			case len(g.TokenIDs) == opts.MaxTokens:
+			case len(g.TokenIDs) == r.opts.MaxTokens:
 				g.FinishReason = FinishLength
 			default:
 				active++
 			}
 		}
 		if active == 0 {
-			return gens, nil
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
+			return gens, errs
 		}
 		if logits, err = d.step(next); err != nil {
-			return nil, err
+			return fail(err)
 		}
 	}
 }
 
-// checkSampling validates the request and fills option defaults.
-func (m *Model) checkSampling(prompts [][]int, opts *SampleOptions) error {
-	if len(prompts) == 0 {
-		return fmt.Errorf("%w: no prompts", ErrBadInput)
-	}
+// checkSampleOptions validates opts and fills its defaults.
+func checkSampleOptions(opts *SampleOptions) error {
 	if opts.MaxTokens == 0 {
 		opts.MaxTokens = DefaultMaxTokens
 	}
@@ -143,18 +198,23 @@ func (m *Model) checkSampling(prompts [][]int, opts *SampleOptions) error {
 		return fmt.Errorf("%w: TopK %d", ErrBadInput, opts.TopK)
 	case !(opts.TopP > 0 && opts.TopP <= 1):
 		return fmt.Errorf("%w: TopP %g outside (0, 1]", ErrBadInput, opts.TopP)
+	case opts.VocabLimit < 0:
+		return fmt.Errorf("%w: VocabLimit %d", ErrBadInput, opts.VocabLimit)
 	}
-	for i, p := range prompts {
-		if len(p) == 0 {
-			return fmt.Errorf("%w: prompt %d is empty", ErrBadInput, i)
-		}
-		if n := len(p) + opts.MaxTokens; n > m.cfg.MaxPositionEmbeddings {
-			return fmt.Errorf("%w: prompt %d needs %d positions, more than max_position_embeddings %d", ErrBadInput, i, n, m.cfg.MaxPositionEmbeddings)
-		}
-		for j, id := range p {
-			if id < 0 || id >= m.cfg.VocabSize {
-				return fmt.Errorf("%w: prompt %d token %d is %d, outside [0, %d)", ErrBadInput, i, j, id, m.cfg.VocabSize)
-			}
+	return nil
+}
+
+// checkPrompt validates one prompt for a generation of maxTokens tokens.
+func (m *Model) checkPrompt(prompt []int, maxTokens int) error {
+	if len(prompt) == 0 {
+		return fmt.Errorf("%w: empty prompt", ErrBadInput)
+	}
+	if n := len(prompt) + maxTokens; n > m.cfg.MaxPositionEmbeddings {
+		return fmt.Errorf("%w: %d prompt and %d new tokens exceed max_position_embeddings %d", ErrBadInput, len(prompt), maxTokens, m.cfg.MaxPositionEmbeddings)
+	}
+	for j, id := range prompt {
+		if id < 0 || id >= m.cfg.VocabSize {
+			return fmt.Errorf("%w: token %d is %d, outside [0, %d)", ErrBadInput, j, id, m.cfg.VocabSize)
 		}
 	}
 	return nil

@@ -299,3 +299,18 @@ func softmaxOf(x []float64) []float64 {
 	}
 	return out
 }
+
+func TestGenerateVocabLimit(t *testing.T) {
+	m := newTestModel(t, tinyConfig(), 26)
+	gens, err := m.Generate(context.Background(), [][]int{{1}, {2, 3}}, SampleOptions{MaxTokens: 40, Temperature: 3, VocabLimit: 5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range gens {
+		for _, id := range g.TokenIDs {
+			if id >= 5 {
+				t.Fatalf("sampled id %d with VocabLimit 5: %v", id, g.TokenIDs)
+			}
+		}
+	}
+}

@@ -1,0 +1,269 @@
+package model
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/llm"
+	"github.com/org/agentevolver/tokenizer"
+)
+
+// PolicyOptions configure a Policy. The zero value is useful.
+type PolicyOptions struct {
+	// Temperature is used when a request leaves ChatOptions.Temperature
+	// nil; 0 means 1. (A request asks for greedy decoding with an explicit
+	// temperature of 0.)
+	Temperature float64
+	// MaxTokens is used when a request leaves ChatOptions.MaxTokens 0; 0
+	// means DefaultMaxTokens.
+	MaxTokens int
+	// StopTokens end a completion; nil means the tokenizer's end-of-turn
+	// tokens: its SpecialTokens EOS id, "<|im_end|>" and "<|endoftext|>"
+	// where they exist.
+	StopTokens []int
+	// DisableThinking renders prompts as Qwen3 does with
+	// enable_thinking=false.
+	DisableThinking bool
+	// MaxBatch bounds how many concurrent requests run as one batch; 0
+	// means 64.
+	MaxBatch int
+}
+
+// Policy is the in-process policy as an llm.ChatModel: it renders messages
+// with a chat template (plus the generation prompt), tokenises them,
+// samples from a Model and decodes the answer. Completions carry the exact
+// sampled token ids and their log-probs, so a trainer can use them without
+// re-tokenising. Concurrent requests are batched: whoever finds the model
+// idle runs every request waiting at that moment as one batch.
+type Policy struct {
+	model    *Model
+	tok      tokenizer.Tokenizer
+	template tokenizer.ChatTemplate
+	opts     PolicyOptions
+
+	mu       sync.Mutex
+	pending  []*chatRequest
+	runToken chan struct{} // holding it means running a batch
+	requests atomic.Uint64
+}
+
+var _ llm.ChatModel = (*Policy)(nil)
+
+// ErrNoTemplate reports a Policy built without a chat template for a
+// tokenizer that has none.
+var ErrNoTemplate = errors.New("model: no chat template")
+
+// NewPolicy returns a Policy sampling from m. template may be nil when tok
+// implements tokenizer.TemplateProvider.
+func NewPolicy(m *Model, tok tokenizer.Tokenizer, template tokenizer.ChatTemplate, opts PolicyOptions) (*Policy, error) {
+	if m == nil || tok == nil {
+		return nil, fmt.Errorf("%w: NewPolicy needs a model and a tokenizer", ErrBadInput)
+	}
+	if template == nil {
+		provider, ok := tok.(tokenizer.TemplateProvider)
+		if !ok {
+			return nil, ErrNoTemplate
+		}
+		var err error
+		if template, err = provider.ChatTemplate(); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrNoTemplate, err)
+		}
+	}
+	if tok.VocabSize() > m.cfg.VocabSize {
+		return nil, fmt.Errorf("%w: tokenizer has %d ids, model only %d", ErrBadConfig, tok.VocabSize(), m.cfg.VocabSize)
+	}
+	if opts.Temperature == 0 {
+		opts.Temperature = 1
+	}
+	if opts.MaxTokens == 0 {
+		opts.MaxTokens = DefaultMaxTokens
+	}
+	if opts.MaxBatch <= 0 {
+		opts.MaxBatch = 64
+	}
+	if opts.StopTokens == nil {
+		opts.StopTokens = defaultStopTokens(tok)
+	}
+	return &Policy{model: m, tok: tok, template: template, opts: opts, runToken: make(chan struct{}, 1)}, nil
+}
+
+// defaultStopTokens returns the end-of-turn ids tok knows.
+func defaultStopTokens(tok tokenizer.Tokenizer) []int {
+	var ids []int
+	if special, ok := tok.(tokenizer.SpecialTokens); ok {
+		if id, ok := special.EOSID(); ok {
+			ids = append(ids, id)
+		}
+	}
+	for _, text := range []string{tokenizer.IMEnd, tokenizer.EndOfText} {
+		if id, ok := tok.TokenID(text); ok && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// Model returns the model the policy samples from.
+func (p *Policy) Model() *Model { return p.model }
+
+// Chat renders messages with the generation prompt and samples the
+// assistant's answer from the ids the tokenizer knows (a model's padded
+// vocabulary may be larger). Message.Content is the decoded text without a final
+// stop token and cut before the first stop string; TokenIDs and LogProbs
+// are every sampled token, a final stop token included. Without a seed
+// the request draws a random one.
+func (p *Policy) Chat(ctx context.Context, messages []agentevolver.Message, opts llm.ChatOptions) (llm.Completion, error) {
+	req, err := p.newRequest(ctx, messages, opts)
+	if err != nil {
+		return llm.Completion{}, err
+	}
+	if err := p.submit(ctx, req); err != nil {
+		return llm.Completion{}, err
+	}
+	return p.completion(req)
+}
+
+// chatRequest is one Chat call waiting for or holding its result.
+type chatRequest struct {
+	row         rowRequest
+	stopStrings []string
+	done        chan struct{} // closed when gen and err are set
+	gen         Generation
+	err         error
+}
+
+func (p *Policy) newRequest(ctx context.Context, messages []agentevolver.Message, opts llm.ChatOptions) (*chatRequest, error) {
+	text, err := p.template.Apply(messages, tokenizer.TemplateOptions{AddGenerationPrompt: true, DisableThinking: p.opts.DisableThinking})
+	if err != nil {
+		return nil, fmt.Errorf("model: rendering the chat template: %w", err)
+	}
+	sample := SampleOptions{
+		MaxTokens:   cmp.Or(opts.MaxTokens, p.opts.MaxTokens),
+		Temperature: p.opts.Temperature,
+		TopK:        opts.TopK,
+		TopP:        opts.TopP,
+		StopTokens:  p.opts.StopTokens,
+		VocabLimit:  p.tok.VocabSize(),
+	}
+	if opts.Temperature != nil {
+		sample.Temperature = *opts.Temperature
+	}
+	if opts.Seed != nil {
+		sample.Seed = uint64(*opts.Seed)
+	} else {
+		sample.Seed = rand.Uint64()
+	}
+	if err := checkSampleOptions(&sample); err != nil {
+		return nil, err
+	}
+	prompt := p.tok.Encode(text)
+	if err := p.model.checkPrompt(prompt, sample.MaxTokens); err != nil {
+		return nil, err
+	}
+	req := &chatRequest{row: rowRequest{ctx: ctx, prompt: prompt, opts: sample}, done: make(chan struct{})}
+	for _, s := range opts.Stop {
+		if s != "" {
+			req.stopStrings = append(req.stopStrings, s)
+		}
+	}
+	if len(req.stopStrings) > 0 {
+		req.row.stop = func(tokens []int) bool {
+			text, err := p.tok.Decode(tokens)
+			return err == nil && stopIndex(text, req.stopStrings) >= 0
+		}
+	}
+	return req, nil
+}
+
+// submit queues req and waits for it, running batches of waiting requests
+// whenever the model is free.
+func (p *Policy) submit(ctx context.Context, req *chatRequest) error {
+	p.mu.Lock()
+	p.pending = append(p.pending, req)
+	p.mu.Unlock()
+	for {
+		select {
+		case <-req.done:
+			return nil
+		case <-ctx.Done():
+			p.mu.Lock()
+			if i := slices.Index(p.pending, req); i >= 0 {
+				p.pending = slices.Delete(p.pending, i, i+1)
+			}
+			p.mu.Unlock()
+			return ctx.Err()
+		case p.runToken <- struct{}{}:
+			p.runBatch()
+			<-p.runToken
+		}
+	}
+}
+
+// runBatch runs the requests waiting now (up to MaxBatch) as one batch.
+func (p *Policy) runBatch() {
+	p.mu.Lock()
+	n := min(len(p.pending), p.opts.MaxBatch)
+	batch := slices.Clone(p.pending[:n])
+	p.pending = slices.Delete(p.pending, 0, n)
+	p.mu.Unlock()
+	if n == 0 {
+		return
+	}
+	rows := make([]rowRequest, n)
+	for i, req := range batch {
+		rows[i] = req.row
+	}
+	gens, errs := p.model.generateRows(rows)
+	for i, req := range batch {
+		req.gen, req.err = gens[i], errs[i]
+		close(req.done)
+	}
+}
+
+// completion turns a finished request into the llm answer.
+func (p *Policy) completion(req *chatRequest) (llm.Completion, error) {
+	if req.err != nil {
+		return llm.Completion{}, req.err
+	}
+	g := req.gen
+	content := g.TokenIDs
+	if n := len(content); n > 0 && slices.Contains(req.row.opts.StopTokens, content[n-1]) && g.FinishReason == FinishStop {
+		content = content[:n-1]
+	}
+	text, err := p.tok.Decode(content)
+	if err != nil {
+		return llm.Completion{}, fmt.Errorf("model: decoding the completion: %w", err)
+	}
+	if i := stopIndex(text, req.stopStrings); i >= 0 {
+		text = text[:i]
+	}
+	return llm.Completion{
+		Message:          agentevolver.Message{Role: agentevolver.RoleAssistant, Content: text},
+		TokenIDs:         g.TokenIDs,
+		LogProbs:         g.LogProbs,
+		FinishReason:     g.FinishReason,
+		PromptTokens:     len(req.row.prompt),
+		CompletionTokens: len(g.TokenIDs),
+		RequestID:        "policy-" + strconv.FormatUint(p.requests.Add(1), 10),
+	}, nil
+}
+
+// stopIndex returns where the first of stops occurs in text, or -1.
+func stopIndex(text string, stops []string) int {
+	first := -1
+	for _, s := range stops {
+		if i := strings.Index(text, s); i >= 0 && (first < 0 || i < first) {
+			first = i
+		}
+	}
+	return first
+}
