@@ -17,6 +17,7 @@ import (
 // usageError reports a bad command line; main exits with status 2.
 type usageError struct{ msg string }
 
+// Error implements error.
 func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error {
