@@ -82,3 +82,47 @@ func cpuSeconds() float64 {
 	}
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
+
+// BenchmarkLogProbsTiny measures Model.LogProbs on the tiny bench shape.
+func BenchmarkLogProbsTiny(b *testing.B) {
+	cfg, rows, cols, promptLen := benchTiny()
+	m, err := New(cfg, 1, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	batch := Batch{PromptLen: promptLen}
+	for range rows {
+		batch.InputIDs = append(batch.InputIDs, randomIDs(rng, cols, cfg.VocabSize))
+	}
+	step := func() {
+		if _, err := m.LogProbs(b.Context(), batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	step()
+	measure(b, rows*cols, step)
+}
+
+// BenchmarkGenerateTiny measures Model.Generate on the tiny bench shape
+// (64 new tokens after a 64-token prompt, temperature 1).
+func BenchmarkGenerateTiny(b *testing.B) {
+	cfg, rows, _, promptLen := benchTiny()
+	const newTokens = 64
+	m, err := New(cfg, 1, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	prompts := make([][]int, rows)
+	for i := range prompts {
+		prompts[i] = randomIDs(rng, promptLen, cfg.VocabSize)
+	}
+	step := func() {
+		if _, err := m.Generate(b.Context(), prompts, SampleOptions{MaxTokens: newTokens, Temperature: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	step()
+	measure(b, rows*newTokens, step)
+}

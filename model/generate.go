@@ -232,7 +232,7 @@ type decoder struct {
 	written                 int   // cache columns written so far
 	positions               []int // next rotary position of each row
 	keyValid                []bool
-	cache                   []*tensors.Tensor // K and V of each layer, [rows, cols, kvHeads, headDim]
+	cache                   []*tensors.Tensor // per layer K [rows, kvHeads, cols, headDim] and V [rows, kvHeads, headDim, cols]
 	prefillExec, decodeExec *mlctx.Exec
 }
 
@@ -306,13 +306,19 @@ func (d *decoder) step(tokens []int) ([]float32, error) {
 		tensors.FromFlatDataAndDimensions(slices.Clone(d.keyValid), d.rows, d.cols),
 	}
 	for _, c := range d.cache {
-		args = append(args, c)
+		// Donating the old cache lets the scatter write the new column in
+		// place instead of copying the whole cache every step.
+		donated, err := graph.DonateTensorBuffer(c, d.m.backend, 0)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrGraph, err)
+		}
+		args = append(args, donated)
 	}
+	d.cache = nil
 	outs, err := d.decodeExec.Exec(args...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: decode: %w", ErrGraph, err)
 	}
-	finalizeAll(d.cache)
 	d.written++
 	return d.takeOutputs(outs)
 }
@@ -332,45 +338,54 @@ func (d *decoder) release() { finalizeAll(d.cache) }
 
 // prefillGraph runs the decoder over the left-padded prompts ids, pos and
 // mask [B,P] and returns the next-token logits [B,V] followed by each
-// layer's keys and values, zero-padded to a cache of cacheCols' length
-// [B,L,KV,hd].
+// layer's keys [B,KV,L,hd] and values [B,KV,hd,L], zero-padded to a cache
+// of cacheCols' length L.
 func (m *Model) prefillGraph(ctx *mlctx.Context, inputs []*graph.Node) []*graph.Node {
 	ids, pos, mask, cacheCols := inputs[0], inputs[1], inputs[2], inputs[3]
 	g := ids.Graph()
 	b, p := ids.Shape().Dimensions[0], ids.Shape().Dimensions[1]
 	l := cacheCols.Shape().Dimensions[0]
+	c := m.cfg
 	bias := attentionBias(causalAllowed(mask))
 	h, ks, vs := m.forward(ctx, ids, pos, bias, nil)
-	last := graph.Reshape(graph.Slice(h, graph.AxisRange(), graph.AxisElem(p-1)), b, m.cfg.HiddenSize)
+	last := graph.Reshape(graph.Slice(h, graph.AxisRange(), graph.AxisElem(p-1)), b, c.HiddenSize)
 	outs := []*graph.Node{m.logits(ctx, last)}
-	pad := graph.Zeros(g, shapes.Make(dtypes.Float32, b, l-p, m.cfg.NumKeyValueHeads, m.cfg.HeadDim))
+	kPad := graph.Zeros(g, shapes.Make(dtypes.Float32, b, c.NumKeyValueHeads, l-p, c.HeadDim))
+	vPad := graph.Zeros(g, shapes.Make(dtypes.Float32, b, c.NumKeyValueHeads, c.HeadDim, l-p))
 	for i := range ks {
-		outs = append(outs, graph.Concatenate([]*graph.Node{ks[i], pad}, 1), graph.Concatenate([]*graph.Node{vs[i], pad}, 1))
+		outs = append(outs, graph.Concatenate([]*graph.Node{ks[i], kPad}, 2), graph.Concatenate([]*graph.Node{vs[i], vPad}, 3))
 	}
 	return outs
 }
 
 // decodeGraph feeds one token per row: ids and pos [B,1], the cache column
 // to write (scalar), which cache columns hold real tokens keyValid [B,L],
-// then each layer's cached keys and values. It returns the next-token
-// logits [B,V] and the updated caches. The new keys and values are written
-// with Where(iota == column, new, cache): simplego has no
-// DynamicUpdateSlice.
+// then each layer's cached keys [B,KV,L,hd] and values [B,KV,hd,L]. It
+// returns the next-token logits [B,V] and the updated caches.
+//
+// simplego has no DynamicUpdateSlice, and Where(iota == column, new, cache)
+// would broadcast the new column over the whole cache in every layer. A
+// column is written exactly once and starts as zeros (prefill pads with
+// them), so adding the new keys and values with ScatterSum writes them
+// exactly, touching only the column.
 func (m *Model) decodeGraph(ctx *mlctx.Context, inputs []*graph.Node) []*graph.Node {
 	ids, pos, column, keyValid := inputs[0], inputs[1], inputs[2], inputs[3]
 	cache := inputs[4:]
 	g := ids.Graph()
 	b, l := keyValid.Shape().Dimensions[0], keyValid.Shape().Dimensions[1]
-	cacheShape := cache[0].Shape()
-	isColumn := graph.Equal(graph.Iota(g, shapes.Make(dtypes.Int32, l), 0), column)                 // [L]
-	isColumn = graph.BroadcastToDims(graph.Reshape(isColumn, 1, l, 1, 1), cacheShape.Dimensions...) // [B,L,KV,hd]
+	kvHeads, hd := cache[0].Shape().Dimensions[1], cache[0].Shape().Dimensions[3]
+	// Scatter indices: keys[b, kv, column, :] and values[b, kv, d, column].
+	kAt := shapes.Make(dtypes.Int32, b, kvHeads, 1)
+	kIndex := graph.Concatenate([]*graph.Node{graph.Iota(g, kAt, 0), graph.Iota(g, kAt, 1), graph.BroadcastToShape(column, kAt)}, -1)
+	vAt := shapes.Make(dtypes.Int32, b, kvHeads, hd, 1)
+	vIndex := graph.Concatenate([]*graph.Node{graph.Iota(g, vAt, 0), graph.Iota(g, vAt, 1), graph.Iota(g, vAt, 2), graph.BroadcastToShape(column, vAt)}, -1)
 	merge := func(layer int, k, v *graph.Node) (*graph.Node, *graph.Node) {
-		k = graph.Where(isColumn, graph.BroadcastToDims(k, cacheShape.Dimensions...), cache[2*layer])
-		v = graph.Where(isColumn, graph.BroadcastToDims(v, cacheShape.Dimensions...), cache[2*layer+1])
+		k = graph.ScatterSum(cache[2*layer], kIndex, graph.Reshape(k, b, kvHeads, hd), true, true)
+		v = graph.ScatterSum(cache[2*layer+1], vIndex, graph.Reshape(v, b, kvHeads, hd), true, true)
 		return k, v
 	}
-	bias := attentionBias(graph.Reshape(keyValid, b, 1, l))
-	h, ks, vs := m.forward(ctx, ids, pos, bias, merge)
+	allowed := graph.Reshape(keyValid, b, 1, l)
+	h, ks, vs := m.forward(ctx, ids, pos, attentionBias(allowed), merge)
 	outs := []*graph.Node{m.logits(ctx, graph.Reshape(h, b, m.cfg.HiddenSize))}
 	for i := range ks {
 		outs = append(outs, ks[i], vs[i])

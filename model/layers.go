@@ -16,19 +16,27 @@ const maskedScore = -1e9
 
 // kvMerge combines a block's freshly computed keys and values with what
 // came before (the KV cache) and returns the keys and values attention
-// should use, which are also the block's new cache.
+// should use, which are also the block's new cache. Keys come as
+// [B,KV,T,hd] and values as [B,KV,hd,T]: the layouts simplego's DotGeneral
+// consumes without transposing ([batch, cross, contracted]), so a cache
+// kept in them is never transposed again.
 type kvMerge func(layer int, k, v *graph.Node) (kAll, vAll *graph.Node)
 
 // forward runs the decoder blocks over ids [B,T] at positions [B,T]
 // (int32) with the additive attention bias [B,1,T,1,Tk], and returns the
-// hidden states [B,T,D] before the final norm, plus each block's keys and
-// values as merge returned them.
+// hidden states [B,T,D] before the final norm, plus each block's keys
+// [B,KV,Tk,hd] and values [B,KV,hd,Tk] as merge returned them.
 func (m *Model) forward(ctx *mlctx.Context, ids, positions, bias *graph.Node, merge kvMerge) (h *graph.Node, ks, vs []*graph.Node) {
 	g := ids.Graph()
 	c := m.cfg
 	h = graph.Gather(m.weight(ctx, g, "model.embed_tokens.weight"), graph.InsertAxes(ids, -1))
+	// Broadcast what every layer shares once, not once per layer: the
+	// pure-Go backend materialises each implicit broadcast.
 	cos, sin := m.rotaryTables(positions)
+	headsCos, headsSin := broadcastHeads(cos, c.NumAttentionHeads), broadcastHeads(sin, c.NumAttentionHeads)
+	kvCos, kvSin := broadcastHeads(cos, c.NumKeyValueHeads), broadcastHeads(sin, c.NumKeyValueHeads)
 	rotate := rotateHalfMatrix(g, c.HeadDim)
+	bias = broadcastBias(bias, c.NumKeyValueHeads, c.NumAttentionHeads/c.NumKeyValueHeads)
 	ks, vs = make([]*graph.Node, c.NumHiddenLayers), make([]*graph.Node, c.NumHiddenLayers)
 	for i := range c.NumHiddenLayers {
 		p := layerPrefix(i)
@@ -37,9 +45,10 @@ func (m *Model) forward(ctx *mlctx.Context, ids, positions, bias *graph.Node, me
 		q := linear(x, w("self_attn.q_proj.weight"), w("self_attn.q_proj.bias"))
 		k := linear(x, w("self_attn.k_proj.weight"), w("self_attn.k_proj.bias"))
 		v := linear(x, w("self_attn.v_proj.weight"), w("self_attn.v_proj.bias"))
-		q = applyRotary(splitHeads(q, c.NumAttentionHeads), cos, sin, rotate)
-		k = applyRotary(splitHeads(k, c.NumKeyValueHeads), cos, sin, rotate)
-		v = splitHeads(v, c.NumKeyValueHeads)
+		q = applyRotary(splitHeads(q, c.NumAttentionHeads), headsCos, headsSin, rotate)
+		k = applyRotary(splitHeads(k, c.NumKeyValueHeads), kvCos, kvSin, rotate)
+		k = graph.TransposeAllAxes(k, 0, 2, 1, 3)                                 // [B,KV,T,hd]
+		v = graph.TransposeAllAxes(splitHeads(v, c.NumKeyValueHeads), 0, 2, 3, 1) // [B,KV,hd,T]
 		if merge != nil {
 			k, v = merge(i, k, v)
 		}
@@ -112,24 +121,39 @@ func rotateHalfMatrix(g *graph.Graph, hd int) *graph.Node {
 	return graph.Reshape(graph.Const(g, r), hd, hd)
 }
 
-// applyRotary rotates x [B,T,heads,hd] by the position tables [B,T,1,hd].
+// broadcastHeads repeats a rotary table [B,T,1,hd] over heads.
+func broadcastHeads(table *graph.Node, heads int) *graph.Node {
+	d := table.Shape().Dimensions
+	return graph.BroadcastToDims(table, d[0], d[1], heads, d[3])
+}
+
+// broadcastBias expands an attention bias [B,1,Tq,1,Tk] to the scores'
+// shape [B,KV,Tq,G,Tk].
+func broadcastBias(bias *graph.Node, kvHeads, group int) *graph.Node {
+	d := bias.Shape().Dimensions
+	return graph.BroadcastToDims(bias, d[0], kvHeads, d[2], group, d[4])
+}
+
+// applyRotary rotates x [B,T,heads,hd] by the position tables [B,T,heads,hd].
 func applyRotary(x, cos, sin, rotate *graph.Node) *graph.Node {
 	rotated := dotGeneral(x, []int{-1}, nil, rotate, []int{0}, nil)
 	return graph.Add(graph.Mul(x, cos), graph.Mul(rotated, sin))
 }
 
 // attention is grouped-query scaled dot-product attention: q [B,Tq,H,hd],
-// k and v [B,Tk,KV,hd], bias [B,1,Tq,1,Tk] additive; returns [B,Tq,H·hd].
-// Query head h reads key/value head h/(H/KV), as Hugging Face's repeat_kv.
+// keys [B,KV,Tk,hd], values [B,KV,hd,Tk], bias [B,KV,Tq,G,Tk] additive;
+// returns [B,Tq,H·hd]. Query head h reads key/value head h/(H/KV), as
+// Hugging Face's repeat_kv.
 func attention(q, k, v, bias *graph.Node) *graph.Node {
 	qd := q.Shape().Dimensions
 	b, tq, heads, hd := qd[0], qd[1], qd[2], qd[3]
-	kvHeads := k.Shape().Dimensions[2]
+	kvHeads := k.Shape().Dimensions[1]
 	group := heads / kvHeads
-	q = graph.MulScalar(graph.Reshape(q, b, tq, kvHeads, group, hd), 1/math.Sqrt(float64(hd)))
-	scores := dotGeneral(q, []int{4}, []int{0, 2}, k, []int{3}, []int{0, 2}) // [B,KV,Tq,G,Tk]
+	q = graph.Reshape(q, b, tq, kvHeads, group, hd)
+	q = graph.MulScalar(graph.TransposeAllAxes(q, 0, 2, 1, 3, 4), 1/math.Sqrt(float64(hd))) // [B,KV,Tq,G,hd]
+	scores := dotGeneral(q, []int{4}, []int{0, 1}, k, []int{3}, []int{0, 1})                // [B,KV,Tq,G,Tk]
 	probs := graph.Softmax(graph.Add(scores, bias), -1)
-	out := dotGeneral(probs, []int{4}, []int{0, 1}, v, []int{1}, []int{0, 2}) // [B,KV,Tq,G,hd]
+	out := dotGeneral(probs, []int{4}, []int{0, 1}, v, []int{3}, []int{0, 1}) // [B,KV,Tq,G,hd]
 	out = graph.TransposeAllAxes(out, 0, 2, 1, 3, 4)
 	return graph.Reshape(out, b, tq, heads*hd)
 }

@@ -74,12 +74,18 @@ func (m *Model) TemperedResponseLogProbs(ctx *mlctx.Context, inputIDs, positionI
 func tokenLogProbs(logits, targets *graph.Node) (logProbs, entropy *graph.Node) {
 	g := logits.Graph()
 	shifted := graph.Sub(logits, graph.StopGradient(graph.ReduceAndKeep(logits, graph.ReduceMax, -1)))
-	logp := graph.Sub(shifted, graph.Log(graph.ReduceAndKeep(graph.Exp(shifted), graph.ReduceSum, -1)))
+	exps := graph.Exp(shifted)
+	sum := graph.ReduceAndKeep(exps, graph.ReduceSum, -1)
+	logZ := graph.Log(sum)
+	logp := graph.Sub(shifted, logZ)
 	d := targets.Shape().Dimensions
 	at := shapes.Make(dtypes.Int32, d[0], d[1], 1)
 	index := graph.Concatenate([]*graph.Node{graph.Iota(g, at, 0), graph.Iota(g, at, 1), graph.InsertAxes(targets, -1)}, -1)
 	logProbs = graph.Gather(logp, index)
-	entropy = graph.Neg(graph.ReduceSum(graph.Mul(graph.Exp(logp), logp), -1))
+	// H = log Z - Σ p·shifted, reusing exp(shifted) (one exp pass fewer
+	// than -Σ exp(logp)·logp).
+	expected := graph.Div(graph.ReduceAndKeep(graph.Mul(exps, shifted), graph.ReduceSum, -1), sum)
+	entropy = graph.Reshape(graph.Sub(logZ, expected), d[0], d[1])
 	return logProbs, entropy
 }
 
