@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/pprof"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/org/agentevolver/model"
+)
+
+func init() {
+	register(command{
+		name:    "bench",
+		summary: "measure throughput: bench <what> --model tiny|small (one JSON line)",
+		run:     runBench,
+	})
+}
+
+// benchShape is one model of shared/bench/models.json with the batch
+// shape its benchmarks use.
+type benchShape struct {
+	Model     model.Config
+	BatchSize int
+	SeqLen    int
+	PromptLen int
+	GenTokens int
+}
+
+// benchShapes returns the shapes of shared/bench/models.json by name.
+func benchShapes() map[string]benchShape {
+	return map[string]benchShape{
+		"tiny": {
+			Model: model.Config{VocabSize: 512, HiddenSize: 64, NumHiddenLayers: 2, NumAttentionHeads: 4,
+				NumKeyValueHeads: 2, IntermediateSize: 192, RMSNormEps: 1e-6, RopeTheta: 10000},
+			BatchSize: 8, SeqLen: 128, PromptLen: 64, GenTokens: 64,
+		},
+		"small": {
+			Model: model.Config{VocabSize: 4096, HiddenSize: 256, NumHiddenLayers: 4, NumAttentionHeads: 8,
+				NumKeyValueHeads: 4, IntermediateSize: 768, RMSNormEps: 1e-6, RopeTheta: 10000},
+			BatchSize: 8, SeqLen: 256, PromptLen: 128, GenTokens: 64,
+		},
+	}
+}
+
+// benchRun is what one benchmark is given.
+type benchRun struct {
+	Shape   benchShape
+	Backend string // backend configuration for model.NewBackend
+	Warmup  int    // untimed steps
+	Steps   int    // timed steps
+}
+
+// benchmark measures one thing. setup prepares a model and returns the
+// step to time and how many tokens one step processes.
+type benchmark struct {
+	summary string
+	setup   func(ctx context.Context, r benchRun) (step func() error, tokensPerStep int, err error)
+}
+
+// benchmarks holds the benchmarks by name; each bench_<name>.go file
+// registers its own from init.
+var benchmarks = map[string]benchmark{}
+
+func registerBenchmark(name string, b benchmark) {
+	if _, dup := benchmarks[name]; dup {
+		panic("agentevolver: duplicate benchmark " + name)
+	}
+	benchmarks[name] = b
+}
+
+// benchResult is the JSON line a benchmark prints.
+type benchResult struct {
+	Model        string  `json:"model"`
+	What         string  `json:"what"`
+	TokensPerSec float64 `json:"tokens_per_s"`
+	MedianStepS  float64 `json:"median_step_s"`
+	Steps        int     `json:"steps"`
+	Backend      string  `json:"backend"`
+}
+
+func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	names := make([]string, 0, len(benchmarks))
+	for n := range benchmarks {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: agentevolver bench <%s> [flags]\n\n", strings.Join(names, "|"))
+		for _, n := range names {
+			fmt.Fprintf(stderr, "  %-10s %s\n", n, benchmarks[n].summary)
+		}
+		fmt.Fprintln(stderr)
+		fs.PrintDefaults()
+	}
+	modelName := fs.String("model", "tiny", "model shape: tiny or small (shared/bench/models.json)")
+	backend := fs.String("backend", "", "GoMLX backend (default $GOMLX_BACKEND or "+model.DefaultBackend+")")
+	steps := fs.Int("steps", 10, "timed steps; the median is reported")
+	warmup := fs.Int("warmup", 2, "untimed warm-up steps")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed steps to this file")
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		fs.Usage()
+		return errors.New("bench: name what to measure")
+	}
+	what := args[0]
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	b, ok := benchmarks[what]
+	if !ok {
+		return fmt.Errorf("bench: unknown benchmark %q (have %s)", what, strings.Join(names, ", "))
+	}
+	shape, ok := benchShapes()[*modelName]
+	if !ok {
+		return fmt.Errorf("bench: unknown model %q (have tiny, small)", *modelName)
+	}
+	if *steps < 1 || *warmup < 0 {
+		return fmt.Errorf("bench: --steps must be >= 1 and --warmup >= 0")
+	}
+	step, tokens, err := b.setup(ctx, benchRun{Shape: shape, Backend: *backend, Warmup: *warmup, Steps: *steps})
+	if err != nil {
+		return err
+	}
+	for range *warmup {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	times := make([]time.Duration, *steps)
+	for i := range times {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		start := time.Now()
+		if err := step(); err != nil {
+			return err
+		}
+		times[i] = time.Since(start)
+	}
+	slices.Sort(times)
+	median := times[len(times)/2]
+	if len(times)%2 == 0 {
+		median = (times[len(times)/2-1] + times[len(times)/2]) / 2
+	}
+	backendName := *backend
+	if backendName == "" {
+		backendName = os.Getenv(model.BackendEnvVar)
+	}
+	if backendName == "" {
+		backendName = model.DefaultBackend
+	}
+	return json.NewEncoder(stdout).Encode(benchResult{
+		Model: *modelName, What: what, TokensPerSec: float64(tokens) / median.Seconds(),
+		MedianStepS: median.Seconds(), Steps: *steps, Backend: backendName,
+	})
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestBenchShapesMatchShared keeps the built-in shapes equal to
+// shared/bench/models.json (when the shared directory is present).
+func TestBenchShapesMatchShared(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "bench", "models.json"))
+	if err != nil {
+		t.Skipf("shared/bench/models.json not available: %v", err)
+	}
+	var shared map[string]struct {
+		VocabSize        int     `json:"vocab_size"`
+		HiddenSize       int     `json:"hidden_size"`
+		NumLayers        int     `json:"num_layers"`
+		NumHeads         int     `json:"num_heads"`
+		NumKVHeads       int     `json:"num_kv_heads"`
+		IntermediateSize int     `json:"intermediate_size"`
+		RMSNormEps       float64 `json:"rms_norm_eps"`
+		RopeTheta        float64 `json:"rope_theta"`
+		BatchSize        int     `json:"batch_size"`
+		SeqLen           int     `json:"seq_len"`
+		PromptLen        int     `json:"prompt_len"`
+		GenTokens        int     `json:"gen_tokens"`
+	}
+	if err := json.Unmarshal(raw, &shared); err != nil {
+		t.Fatal(err)
+	}
+	shapes := benchShapes()
+	if len(shapes) != len(shared) {
+		t.Fatalf("%d built-in shapes, models.json has %d", len(shapes), len(shared))
+	}
+	for name, want := range shared {
+		got, ok := shapes[name]
+		m := got.Model
+		if !ok || m.VocabSize != want.VocabSize || m.HiddenSize != want.HiddenSize || m.NumHiddenLayers != want.NumLayers ||
+			m.NumAttentionHeads != want.NumHeads || m.NumKeyValueHeads != want.NumKVHeads || m.IntermediateSize != want.IntermediateSize ||
+			m.RMSNormEps != want.RMSNormEps || m.RopeTheta != want.RopeTheta || m.TieWordEmbeddings ||
+			got.BatchSize != want.BatchSize || got.SeqLen != want.SeqLen || got.PromptLen != want.PromptLen || got.GenTokens != want.GenTokens {
+			t.Errorf("%s: built-in %+v, models.json %+v", name, got, want)
+		}
+	}
+}
+
+// TestBenchModel runs the logprob and generate benchmarks for one step each
+// and checks the JSON line they print.
+func TestBenchModel(t *testing.T) {
+	for _, what := range []string{"logprob", "generate"} {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), []string{"bench", what, "--model", "tiny", "--steps", "1", "--warmup", "0"}, nil, &out, &errOut); code != 0 {
+			t.Fatalf("bench %s: exit %d: %s", what, code, errOut.String())
+		}
+		var res benchResult
+		if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+			t.Fatalf("bench %s printed %q: %v", what, out.String(), err)
+		}
+		if res.Model != "tiny" || res.What != what || !(res.TokensPerSec > 0) {
+			t.Errorf("bench %s: %+v", what, res)
+		}
+	}
+}
