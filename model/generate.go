@@ -225,15 +225,14 @@ func (m *Model) checkPrompt(prompt []int, maxTokens int) error {
 // padded to promptCols, so the token fed at step s goes to column
 // promptCols+s in every row.
 type decoder struct {
-	m                       *Model
-	rows, promptCols, cols  int // padded batch, prompt and cache sizes
-	vocab                   int
-	prompts                 [][]int
-	written                 int   // cache columns written so far
-	positions               []int // next rotary position of each row
-	keyValid                []bool
-	cache                   []*tensors.Tensor // per layer K [rows, kvHeads, cols, headDim] and V [rows, kvHeads, headDim, cols]
-	prefillExec, decodeExec *mlctx.Exec
+	m                      *Model
+	rows, promptCols, cols int // padded batch, prompt and cache sizes
+	vocab                  int
+	prompts                [][]int
+	written                int   // cache columns written so far
+	positions              []int // next rotary position of each row
+	keyValid               []bool
+	cache                  []*tensors.Tensor // per layer K [rows, kvHeads, cols, headDim] and V [rows, kvHeads, headDim, cols]
 }
 
 func (m *Model) newDecoder(prompts [][]int, maxTokens int) (*decoder, error) {
@@ -246,15 +245,9 @@ func (m *Model) newDecoder(prompts [][]int, maxTokens int) (*decoder, error) {
 	}
 	d.cols = bucket(d.promptCols + maxTokens)
 	if m.exec.prefill == nil {
-		var err error
-		if m.exec.prefill, err = mlctx.NewExec(m.backend, m.vars, m.prefillGraph); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrGraph, err)
-		}
-		if m.exec.decode, err = mlctx.NewExec(m.backend, m.vars, m.decodeGraph); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrGraph, err)
-		}
+		m.exec.prefill = m.newCompiledGraph("prefill", m.prefillGraph)
+		m.exec.decode = m.newCompiledGraph("decode", m.decodeGraph)
 	}
-	d.prefillExec, d.decodeExec = m.exec.prefill, m.exec.decode
 	return d, nil
 }
 
@@ -274,14 +267,15 @@ func (d *decoder) prefill() ([]float32, error) {
 		}
 		d.positions[b] = len(p)
 	}
-	outs, err := d.prefillExec.Exec(
+	args := []*tensors.Tensor{
 		tensors.FromFlatDataAndDimensions(ids, d.rows, d.promptCols),
 		tensors.FromFlatDataAndDimensions(pos, d.rows, d.promptCols),
 		tensors.FromFlatDataAndDimensions(mask, d.rows, d.promptCols),
 		tensors.FromShape(shapes.Make(dtypes.Bool, d.cols)), // only its length matters: the cache size
-	)
+	}
+	outs, err := d.m.exec.prefill.call(tensorShapes(args...), args[0], args[1], args[2], args[3])
 	if err != nil {
-		return nil, fmt.Errorf("%w: prefill: %w", ErrGraph, err)
+		return nil, err
 	}
 	d.written = d.promptCols
 	return d.takeOutputs(outs)
@@ -299,11 +293,16 @@ func (d *decoder) step(tokens []int) ([]float32, error) {
 		d.positions[b]++
 		d.keyValid[b*d.cols+d.written] = true
 	}
-	args := []any{
+	inputs := []*tensors.Tensor{
 		tensors.FromFlatDataAndDimensions(ids, d.rows, 1),
 		tensors.FromFlatDataAndDimensions(pos, d.rows, 1),
 		tensors.FromScalar(int32(d.written)),
 		tensors.FromFlatDataAndDimensions(slices.Clone(d.keyValid), d.rows, d.cols),
+	}
+	argShapes := tensorShapes(append(inputs, d.cache...)...)
+	args := make([]any, 0, len(argShapes))
+	for _, t := range inputs {
+		args = append(args, t)
 	}
 	for _, c := range d.cache {
 		// Donating the old cache lets the scatter write the new column in
@@ -315,9 +314,9 @@ func (d *decoder) step(tokens []int) ([]float32, error) {
 		args = append(args, donated)
 	}
 	d.cache = nil
-	outs, err := d.decodeExec.Exec(args...)
+	outs, err := d.m.exec.decode.call(argShapes, args...)
 	if err != nil {
-		return nil, fmt.Errorf("%w: decode: %w", ErrGraph, err)
+		return nil, err
 	}
 	d.written++
 	return d.takeOutputs(outs)

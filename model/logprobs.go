@@ -131,20 +131,20 @@ func (m *Model) LogProbs(ctx context.Context, batch Batch) (res LogProbResult, e
 	defer recoverGraphError(&err, "log-probs")
 	exec := m.exec.logProbs[p.temperature]
 	if exec == nil {
-		// The temperature is baked into the graph: one executable per value.
+		// The temperature is baked into the graph: one per value.
 		temperature := p.temperature
-		exec = mlctx.MustNewExec(m.backend, m.vars, func(ctx *mlctx.Context, ids, pos, mask, targets *graph.Node) (*graph.Node, *graph.Node) {
+		exec = m.newCompiledGraph("log-probs", func(ctx *mlctx.Context, ids, pos, mask, targets *graph.Node) (*graph.Node, *graph.Node) {
 			promptLen := ids.Shape().Dimensions[1] - targets.Shape().Dimensions[1]
 			return m.TemperedResponseLogProbs(ctx, ids, pos, mask, targets, promptLen, temperature)
 		})
 		if m.exec.logProbs == nil {
-			m.exec.logProbs = make(map[float64]*mlctx.Exec)
+			m.exec.logProbs = make(map[float64]*compiledGraph)
 		}
 		m.exec.logProbs[temperature] = exec
 	}
-	outs, err := exec.Exec(p.ids, p.positions, p.mask, p.targets)
+	outs, err := exec.call(tensorShapes(p.ids, p.positions, p.mask, p.targets), p.ids, p.positions, p.mask, p.targets)
 	if err != nil {
-		return LogProbResult{}, fmt.Errorf("%w: log-probs: %w", ErrGraph, err)
+		return LogProbResult{}, err
 	}
 	defer finalizeAll(outs)
 	logp, err := tensors.CopyFlatData[float32](outs[0])

@@ -151,10 +151,9 @@ func recoverGraphError(err *error, what string) {
 	*err = fmt.Errorf("%w: %s: %v", ErrGraph, what, r)
 }
 
-// executables are the compiled graphs of a Model, built on first use. Each
-// GoMLX Exec caches one compiled graph per input shape.
+// executables are the compiled graphs of a Model, built on first use.
 type executables struct {
-	logProbs map[float64]*mlctx.Exec // by temperature
-	prefill  *mlctx.Exec
-	decode   *mlctx.Exec
+	logProbs map[float64]*compiledGraph // by temperature
+	prefill  *compiledGraph
+	decode   *compiledGraph
 }

@@ -1,0 +1,84 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+// maxCompiledShapes bounds how many input shapes one compiledGraph keeps
+// compiled (GoMLX's own default limit, where it starts failing instead).
+const maxCompiledShapes = 32
+
+// compiledGraph is a graph-building function with its compilations, one
+// per input shape. When a new shape would exceed its limit, it
+// drops every compilation and starts afresh: by then the workload's shapes
+// have moved on, and failing (GoMLX's behaviour) would stop a long run.
+type compiledGraph struct {
+	m     *Model
+	name  string
+	build any // a graph function accepted by mlctx.NewExecAny
+	limit int // most shapes kept compiled
+	exec  *mlctx.Exec
+	seen  map[string]bool
+}
+
+func (m *Model) newCompiledGraph(name string, build any) *compiledGraph {
+	return &compiledGraph{m: m, name: name, build: build, limit: maxCompiledShapes}
+}
+
+// call runs the graph on args (tensors, or donated buffers described by
+// shapes), compiling it for their shapes first if needed. Callers hold
+// m.mu.
+func (c *compiledGraph) call(argShapes []shapes.Shape, args ...any) ([]*tensors.Tensor, error) {
+	key := shapesKey(argShapes)
+	if c.exec != nil && !c.seen[key] && len(c.seen) >= c.limit {
+		c.m.logger.Info("model: dropping compiled graphs", "graph", c.name, "count", len(c.seen))
+		c.exec.Finalize()
+		c.exec = nil
+	}
+	if c.exec == nil {
+		exec, err := mlctx.NewExecAny(c.m.backend, c.m.vars, c.build)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrGraph, c.name, err)
+		}
+		c.exec, c.seen = exec.SetMaxCache(-1), make(map[string]bool)
+	}
+	if !c.seen[key] {
+		c.m.logger.Debug("model: compiling graph", "graph", c.name, "shapes", key)
+		c.seen[key] = true
+	}
+	outs, err := c.exec.Exec(args...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrGraph, c.name, err)
+	}
+	return outs, nil
+}
+
+func shapesKey(ss []shapes.Shape) string {
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = s.String()
+	}
+	return strings.Join(parts, ",")
+}
+
+// tensorShapes returns the shapes of ts.
+func tensorShapes(ts ...*tensors.Tensor) []shapes.Shape {
+	out := make([]shapes.Shape, len(ts))
+	for i, t := range ts {
+		out[i] = t.Shape()
+	}
+	return out
+}
+
+// close releases every compilation.
+func (c *compiledGraph) close() {
+	if c.exec != nil {
+		c.exec.Finalize()
+		c.exec = nil
+	}
+}
