@@ -2,6 +2,7 @@ package trainer
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/gomlx/gomlx/pkg/core/graph"
 )
@@ -42,7 +43,7 @@ func (m AggMode) resolve() (AggMode, error) {
 	case TokenMean, SeqMeanTokenSum, SeqMeanTokenMean, SeqMeanTokenSumNorm:
 		return m, nil
 	}
-	return "", fmt.Errorf("%w: %q (want %s, %s, %s or %s)", ErrUnknownAggMode, clip(string(m)),
+	return "", fmt.Errorf("%w: %s (want %s, %s, %s or %s)", ErrUnknownAggMode, quoted(string(m)),
 		TokenMean, SeqMeanTokenSum, SeqMeanTokenMean, SeqMeanTokenSumNorm)
 }
 
@@ -102,11 +103,13 @@ func aggregate(loss, mask *graph.Node, mode AggMode, t totals) *graph.Node {
 	}
 }
 
-// clip shortens untrusted text quoted in error messages.
-func clip(s string) string {
-	const max = 64
-	if len(s) <= max {
-		return s
+// quoted returns untrusted text Go-quoted and cut to a bounded length, for
+// error messages.
+func quoted(s string) string {
+	const max = 80
+	q := strconv.Quote(s)
+	if len(q) <= max {
+		return q
 	}
-	return s[:max] + "..."
+	return q[:max] + "..."
 }

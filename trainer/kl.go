@@ -43,7 +43,7 @@ func (k KLType) resolve() (KLType, error) {
 	case KLSquare, "k2":
 		return KLSquare, nil
 	}
-	return "", fmt.Errorf("%w: %q (want kl/k1, abs, mse/k2 or low_var_kl/k3)", ErrUnknownKLType, clip(string(k)))
+	return "", fmt.Errorf("%w: %s (want kl/k1, abs, mse/k2 or low_var_kl/k3)", ErrUnknownKLType, quoted(string(k)))
 }
 
 // KLPenalty returns the per-token KL penalty of type kind between logProb

@@ -9,8 +9,9 @@ import (
 	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
 )
 
-// logProber computes a policy's response log-probs and entropies from the
-// variables of a context, forward only.
+// logProber computes a policy's response log-probs from the variables of a
+// context, forward only. Entropies are not computed: leaving them out of
+// the outputs lets the backend skip a pass over the vocabulary.
 type logProber struct {
 	backend     backends.Backend
 	vars        *mlctx.Context
@@ -20,24 +21,24 @@ type logProber struct {
 	exec        *mlctx.Exec
 }
 
-func (p *logProber) logProbs(ctx context.Context, t *Tokens) (logp, entropy [][]float32, err error) {
+func (p *logProber) logProbs(ctx context.Context, t *Tokens) (logp [][]float32, err error) {
 	rows, _, err := t.tokenShape(p.policy.VocabSize())
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			logp, entropy, err = nil, nil, fmt.Errorf("%w: %v", ErrGraph, r)
+			logp, err = nil, fmt.Errorf("%w: %v", ErrGraph, r)
 		}
 	}()
 	if p.exec == nil {
 		temperature := p.temperature
-		p.exec, err = mlctx.NewExec(p.backend, p.vars, func(ctx *mlctx.Context, in []*graph.Node) []*graph.Node {
-			logp, entropy := p.policy.ResponseLogProbs(ctx, sequencesOf(in, temperature))
-			return []*graph.Node{graph.StopGradient(logp), graph.StopGradient(entropy)}
+		p.exec, err = mlctx.NewExec(p.backend, p.vars, func(ctx *mlctx.Context, in []*graph.Node) *graph.Node {
+			logp, _ := p.policy.ResponseLogProbs(ctx, sequencesOf(in, temperature))
+			return graph.StopGradient(logp)
 		})
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %w", ErrGraph, err)
+			return nil, fmt.Errorf("%w: %w", ErrGraph, err)
 		}
 	}
 	step := p.microBatch
@@ -46,27 +47,21 @@ func (p *logProber) logProbs(ctx context.Context, t *Tokens) (logp, entropy [][]
 	}
 	for lo := 0; lo < rows; lo += step {
 		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		in := t.tokenTensors(lo, min(lo+step, rows))
 		outs, err := p.exec.Exec(in[0], in[1], in[2], in[3])
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %w", ErrGraph, err)
+			return nil, fmt.Errorf("%w: %w", ErrGraph, err)
 		}
 		l, err := tensorMatrix[float32](outs[0])
+		outs[0].FinalizeAll()
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		e, err := tensorMatrix[float32](outs[1])
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, o := range outs {
-			o.FinalizeAll()
-		}
-		logp, entropy = append(logp, l...), append(entropy, e...)
+		logp = append(logp, l...)
 	}
-	return logp, entropy, nil
+	return logp, nil
 }
 
 // Reference is the frozen reference policy: a copy of the policy's
@@ -134,6 +129,5 @@ func NewReference(backend backends.Backend, policyVars *mlctx.Context, policy Po
 // LogProbs computes the reference policy's log-probs of t's response
 // columns.
 func (r *Reference) LogProbs(ctx context.Context, t *Tokens) ([][]float32, error) {
-	logp, _, err := r.prober.logProbs(ctx, t)
-	return logp, err
+	return r.prober.logProbs(ctx, t)
 }

@@ -193,8 +193,7 @@ func (u *Updater) SetLearningRate(lr float64) error {
 // columns without gradients: the old log-probs of a batch, recomputed
 // before Update as veRL does.
 func (u *Updater) LogProbs(ctx context.Context, t *Tokens) ([][]float32, error) {
-	logp, _, err := u.old.logProbs(ctx, t)
-	return logp, err
+	return u.old.logProbs(ctx, t)
 }
 
 // Update takes PPOEpochs passes over b in mini-batches of MiniBatchSize
