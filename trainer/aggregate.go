@@ -2,7 +2,6 @@ package trainer
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/gomlx/gomlx/pkg/core/graph"
 )
@@ -60,11 +59,14 @@ func maskedMeanOver(x, mask, maskTotal *graph.Node) *graph.Node {
 }
 
 // AggregateLoss reduces loss [B, L] under mask [B, L] to a scalar the way
-// the reference's agg_loss does in mode. The error wraps
-// [ErrUnknownAggMode] for an unknown mode.
+// the reference's agg_loss does in mode. Errors wrap [ErrUnknownAggMode]
+// or [ErrShape].
 func AggregateLoss(loss, mask *graph.Node, mode AggMode) (*graph.Node, error) {
 	mode, err := mode.resolve()
 	if err != nil {
+		return nil, err
+	}
+	if err := checkSameShape(loss, mask); err != nil {
 		return nil, err
 	}
 	return aggregate(loss, mask, mode, localTotals(mask)), nil
@@ -101,15 +103,4 @@ func aggregate(loss, mask *graph.Node, mode AggMode, t totals) *graph.Node {
 	default: // TokenMean
 		return maskedMeanOver(loss, mask, t.tokens)
 	}
-}
-
-// quoted returns untrusted text Go-quoted and cut to a bounded length, for
-// error messages.
-func quoted(s string) string {
-	const max = 80
-	q := strconv.Quote(s)
-	if len(q) <= max {
-		return q
-	}
-	return q[:max] + "..."
 }

@@ -49,10 +49,13 @@ func (k KLType) resolve() (KLType, error) {
 // KLPenalty returns the per-token KL penalty of type kind between logProb
 // and refLogProb (same shape). The clamps of low_var_kl are built from Max
 // and Min, so gradients stop outside the clamp range as with torch.clamp.
-// The error wraps [ErrUnknownKLType].
+// Errors wrap [ErrUnknownKLType] or [ErrShape].
 func KLPenalty(logProb, refLogProb *graph.Node, kind KLType) (*graph.Node, error) {
 	kind, err := kind.resolve()
 	if err != nil {
+		return nil, err
+	}
+	if err := checkSameShape(logProb, refLogProb); err != nil {
 		return nil, err
 	}
 	return klPenalty(logProb, refLogProb, kind), nil

@@ -38,11 +38,6 @@ func matrixTensor[T dtypes.Supported](name string, m [][]T, rows, cols int) (*te
 	return tensors.FromFlatDataAndDimensions(flat, rows, cols), nil
 }
 
-// constMatrix returns a rows x cols tensor filled with v.
-func constMatrix[T dtypes.Supported](v T, rows, cols int) *tensors.Tensor {
-	return tensors.FromScalarAndDimensions(v, rows, cols)
-}
-
 // tensorMatrix copies a rank-2 tensor back into rows.
 func tensorMatrix[T dtypes.Supported](t *tensors.Tensor) ([][]T, error) {
 	if t.Rank() != 2 {

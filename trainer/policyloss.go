@@ -101,10 +101,11 @@ func PolicyLoss(in PolicyLossInputs, cfg PolicyLossConfig) (PolicyLossOutputs, e
 	if err != nil {
 		return PolicyLossOutputs{}, err
 	}
-	if in.OldLogProbs == nil || in.LogProbs == nil || in.Advantages == nil || in.Mask == nil {
-		return PolicyLossOutputs{}, fmt.Errorf("%w: OldLogProbs, LogProbs, Advantages and Mask are required", ErrShape)
+	nodes := []*graph.Node{in.OldLogProbs, in.LogProbs, in.Advantages, in.Mask}
+	if in.ExpMask != nil {
+		nodes = append(nodes, in.ExpMask)
 	}
-	if err := checkSameShape(in.OldLogProbs, in.LogProbs, in.Advantages, in.Mask, in.ExpMask); err != nil {
+	if err := checkSameShape(nodes...); err != nil {
 		return PolicyLossOutputs{}, err
 	}
 	return policyLoss(in, cfg, localTotals(in.Mask), true), nil
@@ -156,29 +157,4 @@ func policyLoss(in PolicyLossInputs, cfg PolicyLossConfig, t totals, details boo
 	}
 	out.Loss = aggregate(out.TokenLosses, mask, cfg.AggMode, t)
 	return out
-}
-
-// checkSameShape reports an ErrShape error unless all non-nil nodes are
-// float matrices of one shape.
-func checkSameShape(nodes ...*graph.Node) error {
-	var first *graph.Node
-	for _, n := range nodes {
-		if n == nil {
-			continue
-		}
-		if n.Rank() != 2 || !n.DType().IsFloat() {
-			return fmt.Errorf("%w: want a float [batch, length] matrix, got %s", ErrShape, n.Shape())
-		}
-		if first == nil {
-			first = n
-			continue
-		}
-		if !n.Shape().Equal(first.Shape()) {
-			return fmt.Errorf("%w: %s and %s differ", ErrShape, first.Shape(), n.Shape())
-		}
-	}
-	if first == nil {
-		return fmt.Errorf("%w: no inputs", ErrShape)
-	}
-	return nil
 }
