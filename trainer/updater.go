@@ -100,6 +100,7 @@ type StepMetrics struct {
 	PGClipFracLower  float64 // fraction where the dual clip bound
 	PPOKL            float64 // masked mean of old − new log-prob
 	KLLoss           float64 // aggregated KL penalty to the reference (0 without KL loss)
+	KLCoef           float64 // weight of KLLoss in the objective (0 without KL loss)
 	Entropy          float64 // aggregated entropy; NaN when not computed
 	GradNorm         float64 // global gradient norm before clipping
 	LR               float64 // learning rate of the step
@@ -108,18 +109,20 @@ type StepMetrics struct {
 	Skipped bool
 }
 
-// Map returns the metrics under the reference's names ("actor/pg_loss",
-// ...), leaving out values that were not computed.
+// Map returns the metrics under the names the reference logs
+// ("actor/pg_loss", "actor/on_pg_clipfrac", ...), leaving out values that
+// were not computed.
 func (m StepMetrics) Map() map[string]float64 {
 	out := map[string]float64{
-		"actor/pg_loss":           m.PGLoss,
-		"actor/pg_clipfrac":       m.PGClipFrac,
-		"actor/pg_clipfrac_lower": m.PGClipFracLower,
-		"actor/ppo_kl":            m.PPOKL,
-		"actor/kl_loss":           m.KLLoss,
-		"actor/entropy":           m.Entropy,
-		"actor/grad_norm":         m.GradNorm,
-		"actor/lr":                m.LR,
+		"actor/pg_loss":              m.PGLoss,
+		"actor/on_pg_clipfrac":       m.PGClipFrac,
+		"actor/on_pg_clipfrac_lower": m.PGClipFracLower,
+		"actor/ppo_kl":               m.PPOKL,
+		"actor/kl_loss":              m.KLLoss,
+		"actor/kl_coef":              m.KLCoef,
+		"actor/entropy":              m.Entropy,
+		"actor/grad_norm":            m.GradNorm,
+		"actor/lr":                   m.LR,
 	}
 	for k, v := range out {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -278,7 +281,7 @@ func (u *Updater) Update(ctx context.Context, b *Batch) ([]StepMetrics, error) {
 			m := StepMetrics{
 				Epoch: epoch, MiniBatch: i,
 				PGLoss: res.metrics[0], PGClipFrac: res.metrics[1], PGClipFracLower: res.metrics[2], PPOKL: res.metrics[3],
-				KLLoss: res.metrics[4], Entropy: res.metrics[5],
+				KLLoss: res.metrics[4], Entropy: res.metrics[5], KLCoef: u.klCoef(),
 				GradNorm: res.gradNorm, LR: u.lr, Skipped: res.skipped,
 			}
 			if !u.entropyComputed() {
@@ -293,6 +296,13 @@ func (u *Updater) Update(ctx context.Context, b *Batch) ([]StepMetrics, error) {
 		}
 	}
 	return all, nil
+}
+
+func (u *Updater) klCoef() float64 {
+	if u.cfg.NoKLLoss {
+		return 0
+	}
+	return u.cfg.KLCoef
 }
 
 func (u *Updater) entropyComputed() bool { return u.cfg.EntropyCoef != 0 || !u.cfg.NoEntropyMetric }

@@ -308,7 +308,7 @@ func TestPPOEpochsOverMiniBatches(t *testing.T) {
 	if ms[0].PPOKL != 0 || ms[2].PPOKL == 0 {
 		t.Errorf("ppo_kl should be 0 on the first, on-policy step and not after: %v, %v", ms[0].PPOKL, ms[2].PPOKL)
 	}
-	if got := ms[0].Map(); len(got) != 8 || got["actor/pg_loss"] != ms[0].PGLoss {
+	if got := ms[0].Map(); len(got) != 9 || got["actor/pg_loss"] != ms[0].PGLoss || got["actor/kl_coef"] != trainer.DefaultKLCoef {
 		t.Errorf("Map() = %v", got)
 	}
 }
