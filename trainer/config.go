@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goccy/go-yaml"
+
 	"github.com/org/agentevolver/internal/config"
 	"github.com/org/agentevolver/model"
 )
@@ -329,3 +331,6 @@ func (s ModelShape) modelConfig(vocab int) model.Config {
 		MaxPositionEmbeddings: s.MaxPositions,
 	}
 }
+
+// YAML returns the configuration as YAML, in the form LoadConfig reads.
+func (c Config) YAML() ([]byte, error) { return yaml.Marshal(c) }

@@ -18,11 +18,48 @@ type paddedSamples struct {
 }
 
 // padSamples lays samples out as one batch. Every sample needs a non-empty
-// prompt and response; padID fills the padding.
+// prompt and response; padID fills the padding. The prompt and response
+// widths and the number of rows are rounded up to bucket sizes so the
+// update graphs compile for a few shapes only; extra rows repeat the first
+// sample with an all-zero loss mask, so they change no loss or gradient.
 func padSamples(samples []agentevolver.Sample, padID int) (paddedSamples, error) {
 	if len(samples) == 0 {
 		return paddedSamples{}, fmt.Errorf("%w: no samples", ErrShape)
 	}
+	rows := bucket(len(samples))
+	padded := make([]agentevolver.Sample, rows)
+	copy(padded, samples)
+	for i := len(samples); i < rows; i++ {
+		filler := samples[0]
+		filler.ResponseLossMask = make([]int, len(filler.ResponseIDs))
+		padded[i] = filler
+	}
+	p, err := layOut(padded, padID)
+	if err != nil {
+		return p, err
+	}
+	for i := len(samples); i < rows; i++ {
+		p.RespLen[i] = 0 // no reward is placed on filler rows
+	}
+	return p, nil
+}
+
+// bucket rounds n up to the next size of the form 2^k or 3·2^(k-1) (1, 2,
+// 3, 4, 6, 8, 12, 16, 24, ...): at most a third of a padded axis is waste.
+func bucket(n int) int {
+	p := 1
+	for p < n {
+		if p >= 2 && p+p/2 >= n {
+			return p + p/2
+		}
+		p *= 2
+	}
+	return p
+}
+
+// layOut pads samples to the bucketed widths of the longest prompt and
+// response.
+func layOut(samples []agentevolver.Sample, padID int) (paddedSamples, error) {
 	maxP, maxR := 0, 0
 	for i, s := range samples {
 		if len(s.PromptIDs) == 0 || len(s.ResponseIDs) == 0 {
@@ -34,6 +71,7 @@ func padSamples(samples []agentevolver.Sample, padID int) (paddedSamples, error)
 		maxP = max(maxP, len(s.PromptIDs))
 		maxR = max(maxR, len(s.ResponseIDs))
 	}
+	maxP, maxR = bucket(maxP), bucket(maxR)
 	out := paddedSamples{
 		Tokens: Tokens{
 			InputIDs:      make([][]int, len(samples)),

@@ -17,6 +17,7 @@ func TestPadSamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Widths 3 and 3 are bucket sizes; 2 rows too.
 	wantIDs := [][]int{{1, 2, 3, 4, 5, 0}, {0, 0, 7, 8, 9, 10}}
 	wantAtt := [][]int{{1, 1, 1, 1, 1, 0}, {0, 0, 1, 1, 1, 1}}
 	wantLoss := [][]float32{{1, 0, 0}, {0, 1, 1}}
@@ -27,6 +28,40 @@ func TestPadSamples(t *testing.T) {
 	r := placeRewards(p.RespLen, 3, []float64{1, 0.5})
 	if !reflect.DeepEqual(r, [][]float32{{0, 1, 0}, {0, 0, 0.5}}) {
 		t.Fatalf("rewards %v", r)
+	}
+}
+
+func TestPadSamplesBuckets(t *testing.T) {
+	// 5 rows -> 6; prompt 5 -> 6; response 7 -> 8.
+	var samples []agentevolver.Sample
+	for i := range 5 {
+		samples = append(samples, agentevolver.Sample{
+			PromptIDs: []int{1, 2, 3, 4, 5}[:1+i], ResponseIDs: []int{6, 7, 8, 9, 10, 11, 12}[:3+i%5], ResponseLossMask: []int{1, 1, 1, 1, 1, 1, 1}[:3+i%5],
+		})
+	}
+	p, err := padSamples(samples, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.InputIDs) != 6 || p.PromptLen != 6 || len(p.InputIDs[0]) != 14 || len(p.LossMask[0]) != 8 {
+		t.Fatalf("shape: %d rows, prompt %d, width %d, response %d", len(p.InputIDs), p.PromptLen, len(p.InputIDs[0]), len(p.LossMask[0]))
+	}
+	// The filler row repeats row 0 with no loss and no reward.
+	if !reflect.DeepEqual(p.InputIDs[5], p.InputIDs[0]) || p.RespLen[5] != 0 {
+		t.Fatalf("filler row %v, resp len %d", p.InputIDs[5], p.RespLen[5])
+	}
+	for _, v := range p.LossMask[5] {
+		if v != 0 {
+			t.Fatalf("filler row trains: %v", p.LossMask[5])
+		}
+	}
+}
+
+func TestBucket(t *testing.T) {
+	for n, want := range map[int]int{1: 1, 2: 2, 3: 3, 4: 4, 5: 6, 7: 8, 9: 12, 13: 16, 17: 24, 25: 32, 500: 512, 513: 768} {
+		if got := bucket(n); got != want {
+			t.Errorf("bucket(%d) = %d, want %d", n, got, want)
+		}
 	}
 }
 

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime/pprof"
+	"strings"
+
+	"github.com/org/agentevolver/trainer"
+)
+
+func init() {
+	register(command{
+		name:    "train",
+		summary: "train a policy (with no flags: the built-in toolworld job on the pure-Go backend)",
+		run:     runTrain,
+	})
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+func runTrain(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var configs, sets stringList
+	fs.Var(&configs, "config", "YAML configuration file, layered over the defaults (repeatable)")
+	fs.Var(&sets, "set", "override one key, for example --set trainer.rl_steps=10 (repeatable)")
+	resume := fs.Bool("resume", false, "continue from the last checkpoint in the output directory")
+	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn or error")
+	printConfig := fs.Bool("print-config", false, "print the resolved configuration as YAML and exit")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	cfg, err := trainer.LoadConfig(configs, sets)
+	if err != nil {
+		return err
+	}
+	if *printConfig {
+		data, err := cfg.YAML()
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(data)
+		return err
+	}
+	log, err := newLogger(stderr, *logLevel)
+	if err != nil {
+		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	t, err := trainer.New(cfg, trainer.Options{Logger: log, Output: stdout, Resume: *resume})
+	if err != nil {
+		return err
+	}
+	s, err := t.Fit(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "outputs in %s (seed %d, validation success %.1f%% -> %.1f%%)\n",
+		cfg.Trainer.OutputDir, s.Seed, 100*s.ValSuccessWarmStart, 100*s.ValSuccessFinal)
+	return nil
+}
+
+// newLogger returns a text logger at level.
+func newLogger(w io.Writer, level string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("bad --log-level %q: %w", level, err)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+}

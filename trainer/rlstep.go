@@ -1,0 +1,235 @@
+package trainer
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/agentflow"
+)
+
+// envTaskSource draws training tasks from the environment's split:
+// consecutive slices of per-epoch permutations (seeded), so step s always
+// gets the same tasks.
+type envTaskSource struct {
+	tasks   []agentevolver.Task
+	seed    int64
+	shuffle bool
+}
+
+func (s envTaskSource) NextTasks(_ context.Context, step, n int) ([]agentevolver.Task, error) {
+	if len(s.tasks) == 0 {
+		return nil, fmt.Errorf("%w: no training tasks", ErrConfig)
+	}
+	out := make([]agentevolver.Task, 0, n)
+	for i := range n {
+		pos := step*n + i
+		epoch, idx := pos/len(s.tasks), pos%len(s.tasks)
+		order := s.order(epoch)
+		out = append(out, s.tasks[order[idx]])
+	}
+	return out, nil
+}
+
+func (s envTaskSource) order(epoch int) []int {
+	if !s.shuffle {
+		order := make([]int, len(s.tasks))
+		for i := range order {
+			order[i] = i
+		}
+		return order
+	}
+	rng := rand.New(rand.NewPCG(uint64(s.seed), uint64(epoch)+1))
+	return rng.Perm(len(s.tasks))
+}
+
+// rlStep runs one GRPO step: rollouts of the step's tasks, samples,
+// advantages, old and reference log-probs and the policy update. It
+// returns the step's metrics, which it also records.
+func (r *run) rlStep(ctx context.Context, step int) (map[string]float64, error) {
+	began := time.Now()
+	src := r.hooks.Tasks
+	if src == nil {
+		src = envTaskSource{tasks: r.train, seed: r.cfg.Trainer.Seed, shuffle: r.cfg.Data.Shuffle}
+	}
+	tasks, err := src.NextTasks(ctx, step, r.cfg.Data.TrainBatchSize)
+	if err != nil {
+		return nil, fmt.Errorf("tasks: %w", err)
+	}
+	n := r.cfg.Rollout.N
+	rollouts := agentflow.Expand(tasks, n)
+	withExp := int(r.hooks.ExperienceRatio*float64(n) + 0.5)
+	for i := range rollouts {
+		d, j := i/n, i%n
+		rollouts[i].Seed = rolloutSeed(r.cfg.Trainer.Seed, phaseTrain, step, d, j)
+		rollouts[i].AddExperience = r.hooks.Experience != nil && j < withExp
+	}
+	results, failed, err := r.runEpisodes(ctx, r.runner(r.flow(r.policy, r.cfg.Rollout.Temperature)), rollouts)
+	if err != nil {
+		return nil, err
+	}
+	rolloutTime := time.Since(began)
+
+	var (
+		samples  []agentevolver.Sample
+		trajs    []agentevolver.Trajectory
+		groupKey []string
+		outcomes []float64
+		success  []float64
+		turns    []float64
+		madness  []float64
+	)
+	for _, res := range results {
+		tr := res.Trajectory
+		outcomes = append(outcomes, tr.Reward.Outcome)
+		success = append(success, tr.Reward.SuccessRate)
+		madness = append(madness, tr.Reward.Madness)
+		turns = append(turns, float64(countRole(tr.Steps, agentevolver.RoleAssistant)))
+		for _, s := range res.Samples {
+			samples = append(samples, s)
+			trajs = append(trajs, tr)
+			// GRPO groups by the task's index in the batch, so two
+			// synthetic tasks sharing a seed task id stay apart (the
+			// reference groups by task_id; see reference §8).
+			groupKey = append(groupKey, tr.DataID)
+		}
+	}
+	metrics := map[string]float64{
+		"reward/mean":      mean(outcomes),
+		"reward/success":   mean(success),
+		"episode/turns":    mean(turns),
+		"episode/madness":  mean(madness),
+		"rollout/failed":   float64(failed),
+		"rollout/episodes": float64(len(results)),
+		"rollout/samples":  float64(len(samples)),
+		"time/rollout_s":   rolloutTime.Seconds(),
+	}
+	if len(samples) > 0 {
+		upd, err := r.update(ctx, step, samples, trajs, groupKey)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range upd {
+			metrics[k] = v
+		}
+	}
+	if r.hooks.Recorder != nil {
+		all := make([]agentevolver.Trajectory, len(results))
+		for i, res := range results {
+			all[i] = res.Trajectory
+		}
+		if err := r.hooks.Recorder.Record(ctx, step, all); err != nil {
+			return nil, fmt.Errorf("recorder: %w", err)
+		}
+	}
+	metrics["time/step_s"] = time.Since(began).Seconds()
+	r.log.Info("trainer: RL step", "step", step+1, "reward", metrics["reward/mean"], "success", metrics["reward/success"],
+		"samples", len(samples), "seconds", metrics["time/step_s"])
+	return metrics, r.record(step+1, metrics)
+}
+
+// update turns samples into a batch and takes the policy update.
+func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sample, trajs []agentevolver.Trajectory, groupKey []string) (map[string]float64, error) {
+	began := time.Now()
+	p, err := padSamples(samples, r.pad)
+	if err != nil {
+		return nil, err
+	}
+	rows := len(p.InputIDs) // samples plus bucket filler rows
+	outcomes := make([]float64, rows)
+	keys := make([]string, rows)
+	var respTokens []float64
+	for i := range rows {
+		if i < len(samples) {
+			outcomes[i] = samples[i].RewardScores.Outcome
+			keys[i] = groupKey[i]
+			respTokens = append(respTokens, float64(countOnes(samples[i].ResponseLossMask)))
+		} else {
+			keys[i] = "\x00filler" + strconv.Itoa(i) // a singleton group: advantage 0
+		}
+	}
+	rewards := placeRewards(p.RespLen, len(p.LossMask[0]), outcomes)
+	groups, numGroups := GroupIndex(keys)
+	adv, err := ComputeGRPOAdvantages(r.backend, rewards, p.LossMask, groups, numGroups,
+		GRPOConfig{NoStdNorm: !r.cfg.Algorithm.NormAdvByStdInGRPO})
+	if err != nil {
+		return nil, fmt.Errorf("advantages: %w", err)
+	}
+	if r.hooks.Advantages != nil {
+		n := len(samples)
+		custom, err := r.hooks.Advantages.Advantages(ctx, AdvantageInput{
+			Step: step, Samples: samples, Trajectories: trajs, LossMask: p.LossMask[:n], Groups: groups[:n], GRPO: adv[:n],
+		})
+		if err != nil {
+			return nil, fmt.Errorf("advantage hook: %w", err)
+		}
+		if len(custom) != n {
+			return nil, fmt.Errorf("advantage hook: %d rows for %d samples", len(custom), n)
+		}
+		for i := range n {
+			if len(custom[i]) != len(adv[i]) {
+				return nil, fmt.Errorf("advantage hook: row %d has %d columns, want %d", i, len(custom[i]), len(adv[i]))
+			}
+			adv[i] = custom[i]
+		}
+	}
+	batch := &Batch{Tokens: p.Tokens, LossMask: p.LossMask, Advantages: adv}
+	if batch.OldLogProbs, err = r.updater.LogProbs(ctx, &batch.Tokens); err != nil {
+		return nil, fmt.Errorf("old log-probs: %w", err)
+	}
+	if r.cfg.Actor.UseKLLoss {
+		if batch.RefLogProbs, err = r.ref.LogProbs(ctx, &batch.Tokens); err != nil {
+			return nil, fmt.Errorf("reference log-probs: %w", err)
+		}
+	}
+	steps, err := r.updater.Update(ctx, batch)
+	if err != nil {
+		return nil, fmt.Errorf("update: %w", err)
+	}
+	out := map[string]float64{
+		"response/policy_tokens": mean(respTokens),
+		"batch/rows":             float64(len(samples)),
+		"batch/width":            float64(len(p.InputIDs[0])),
+		"time/update_s":          time.Since(began).Seconds(),
+	}
+	sums := map[string]float64{}
+	for _, s := range steps {
+		for k, v := range s.Map() {
+			sums[k] += v
+		}
+	}
+	for k, v := range sums {
+		out[k] = v / float64(len(steps))
+	}
+	return out, nil
+}
+
+func countRole(msgs []agentevolver.Message, role string) int {
+	n := 0
+	for _, m := range msgs {
+		if m.Role == role {
+			n++
+		}
+	}
+	return n
+}
+
+func countOnes(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		if x != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func atoiOr(s string, def int) int {
+	if v, err := strconv.Atoi(s); err == nil {
+		return v
+	}
+	return def
+}

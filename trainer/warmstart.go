@@ -1,0 +1,149 @@
+package trainer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/internal/runlog"
+	"github.com/org/agentevolver/llm"
+)
+
+// WarmStartMetricsFile records the supervised warm start, one line per
+// step.
+const WarmStartMetricsFile = "warm_start.jsonl"
+
+// scriptedPolicy replays a fixed list of assistant messages, one per call:
+// the expert's demonstration of one task.
+type scriptedPolicy struct {
+	mu      sync.Mutex
+	actions []agentevolver.Message
+	next    int
+}
+
+func (p *scriptedPolicy) Chat(context.Context, []agentevolver.Message, llm.ChatOptions) (llm.Completion, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.next >= len(p.actions) {
+		return llm.Completion{}, errors.New("trainer: the demonstration has no more actions")
+	}
+	m := p.actions[p.next]
+	p.next++
+	return llm.Completion{Message: m, FinishReason: "stop"}, nil
+}
+
+// demonstrations runs the built-in environment's expert on training tasks
+// through the same episode loop and context manager as the policy, so the
+// samples carry exactly the tokens the policy will see and produce.
+func (r *run) demonstrations(ctx context.Context) ([]agentevolver.Sample, error) {
+	tw := r.env.tw
+	if tw == nil {
+		return nil, fmt.Errorf("%w: warm_start needs the built-in environment's expert (set warm_start.steps=0 for other environments)", ErrConfig)
+	}
+	tasks := r.train
+	if n := r.cfg.WarmStart.Demos; n > 0 && n < len(tasks) {
+		tasks = tasks[:n]
+	}
+	samples := make([][]agentevolver.Sample, len(tasks))
+	errs := make([]error, len(tasks))
+	sem := make(chan struct{}, max(1, r.cfg.Rollout.Concurrency))
+	var wg sync.WaitGroup
+	for i, task := range tasks {
+		actions, err := tw.Solve(task.TaskID)
+		if err != nil {
+			return nil, fmt.Errorf("trainer: expert on %s: %w", task.TaskID, err)
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			f := r.flow(&scriptedPolicy{actions: actions}, 0)
+			f.MaxSteps = len(actions)
+			res, err := f.Run(ctx, rolloutFor(task))
+			switch {
+			case err != nil:
+				errs[i] = err
+			case res.Trajectory.Reward.Outcome < 1:
+				errs[i] = fmt.Errorf("trainer: the expert scored %v on %s", res.Trajectory.Reward.Outcome, task.TaskID)
+			default:
+				samples[i] = res.Samples
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	var out []agentevolver.Sample
+	for _, s := range samples {
+		out = append(out, s...)
+	}
+	return out, nil
+}
+
+// warmStart takes the configured supervised steps on expert
+// demonstrations.
+func (r *run) warmStart(ctx context.Context) error {
+	ws := r.cfg.WarmStart
+	if ws.Steps == 0 {
+		return nil
+	}
+	began := time.Now()
+	demos, err := r.demonstrations(ctx)
+	if err != nil {
+		return err
+	}
+	if len(demos) == 0 {
+		return fmt.Errorf("%w: no demonstrations", ErrConfig)
+	}
+	sft, err := NewSupervised(r.backend, r.m.Context(), ModelPolicy(r.m), SupervisedConfig{
+		Optimizer:      AdamWConfig{LearningRate: ws.LR, WeightDecay: r.cfg.Actor.WeightDecay, NoWeightDecay: r.cfg.Actor.WeightDecay == 0},
+		Clip:           ClipConfig{MaxGradNorm: r.cfg.Actor.GradClip, NoClip: r.cfg.Actor.GradClip == 0},
+		MicroBatchSize: r.cfg.Actor.MicroBatchSize,
+		Logger:         r.log,
+	})
+	if err != nil {
+		return err
+	}
+	mw, err := runlog.NewMetricsWriter(filepath.Join(r.dir, WarmStartMetricsFile))
+	if err != nil {
+		return err
+	}
+	defer mw.Close()
+	r.log.Info("trainer: warm start", "demonstrations", len(demos), "steps", ws.Steps)
+	bar := runlog.NewProgress(r.out, int64(ws.Steps), runlog.ProgressOptions{Description: "warm start"})
+	batch := min(ws.BatchSize, len(demos))
+	for step := range ws.Steps {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		picked := make([]agentevolver.Sample, batch)
+		for i := range batch {
+			pos := step*batch + i
+			order := rand.New(rand.NewPCG(uint64(r.cfg.Trainer.Seed), uint64(pos/len(demos))+1<<32)).Perm(len(demos))
+			picked[i] = demos[order[pos%len(demos)]]
+		}
+		p, err := padSamples(picked, r.pad)
+		if err != nil {
+			return err
+		}
+		m, err := sft.Step(ctx, &SupervisedBatch{Tokens: p.Tokens, LossMask: p.LossMask})
+		if err != nil {
+			return fmt.Errorf("trainer: warm-start step %d: %w", step+1, err)
+		}
+		if err := mw.Write(int64(step+1), map[string]float64{"warm/loss": m.Loss, "warm/grad_norm": m.GradNorm, "warm/tokens": m.Tokens}); err != nil {
+			return err
+		}
+		bar.Describe(fmt.Sprintf("warm start loss %.3f", m.Loss))
+		bar.Add(1)
+	}
+	bar.Finish()
+	r.log.Info("trainer: warm start done", "seconds", time.Since(began).Seconds())
+	return nil
+}
