@@ -132,12 +132,64 @@ func iotaInts(start, n int) []int {
 	return out
 }
 
+// The pure-Go backend multiplies matrices whose output has more than
+// smallProductLimit elements (per batch entry) in 32x32 blocks, padding
+// every dimension to a multiple of 32. For a few rows (decoding) times a
+// wide weight (the output head) that pads the rows, not the weight, and
+// wastes most of the work; below the limit it runs an unpadded kernel, one
+// batch entry per core. (simplego v0.26: DotGeneralTargetBlockSize 16 KiB
+// gives 32x32 float32 blocks; "large" means more than 16 blocks.)
+const (
+	smallProductLimit = 16 * 32 * 32
+	blockRows         = 32
+)
+
 // linear applies a Hugging Face Linear layer: x·wᵀ (+ bias), with w in the
 // [out, in] layout, contracting x's last axis.
 func linear(x, w, bias *graph.Node) *graph.Node {
-	y := dotGeneral(x, []int{-1}, nil, w, []int{1}, nil)
+	var y *graph.Node
+	rows := x.Shape().Size() / x.Shape().Dimensions[x.Rank()-1]
+	out := w.Shape().Dimensions[0]
+	if chunks := outputChunks(rows, out); chunks > 1 {
+		y = chunkedLinear(x, w, chunks)
+	} else {
+		y = dotGeneral(x, []int{-1}, nil, w, []int{1}, nil)
+	}
 	if bias != nil {
 		y = graph.Add(y, graph.ExpandLeftToRank(bias, y.Rank()))
 	}
 	return y
+}
+
+// outputChunks returns into how many equal parts to split a product of
+// rows × out outputs so that each stays below smallProductLimit: only for
+// fewer than blockRows rows (where blocking would pad them), and only when
+// out divides evenly into chunks of at least blockRows features; 1 means
+// no split.
+func outputChunks(rows, out int) int {
+	if rows >= blockRows || rows*out <= smallProductLimit {
+		return 1
+	}
+	for chunks := (rows*out + smallProductLimit - 1) / smallProductLimit; chunks <= out/blockRows; chunks++ {
+		if out%chunks == 0 {
+			return chunks
+		}
+	}
+	return 1
+}
+
+// chunkedLinear computes x·wᵀ as a batch of chunks products over slices
+// of w's output features: w [out, in] is viewed (no copy) as
+// [chunks, out/chunks, in] and x is repeated per chunk, which is cheap for
+// the few rows this is used for.
+func chunkedLinear(x, w *graph.Node, chunks int) *graph.Node {
+	xd := x.Shape().Dimensions
+	in := xd[len(xd)-1]
+	rows := x.Shape().Size() / in
+	out := w.Shape().Dimensions[0]
+	xs := graph.BroadcastToDims(graph.Reshape(x, 1, rows, in), chunks, rows, in)
+	ws := graph.Reshape(w, chunks, out/chunks, in)
+	y := dotGeneral(xs, []int{2}, []int{0}, ws, []int{2}, []int{0}) // [chunks, rows, out/chunks]
+	y = graph.TransposeAllAxes(y, 1, 0, 2)
+	return graph.Reshape(y, append(slices.Clone(xd[:len(xd)-1]), out)...)
 }

@@ -85,3 +85,72 @@ func TestDotGeneralGradient(t *testing.T) {
 		})
 	}
 }
+
+func TestOutputChunks(t *testing.T) {
+	for _, tc := range []struct{ rows, out, want int }{
+		{8, 512, 1},      // small enough
+		{64, 4096, 1},    // enough rows to fill blocks
+		{8, 4096, 2},     // 32768 outputs: two chunks of 16384
+		{8, 151936, 128}, // Qwen's vocabulary: 2^7 · 1187
+		{3, 40009, 1},    // prime: no even split
+	} {
+		if got := outputChunks(tc.rows, tc.out); got != tc.want {
+			t.Errorf("outputChunks(%d, %d) = %d, want %d", tc.rows, tc.out, got, tc.want)
+		}
+	}
+}
+
+// TestChunkedLinear compares the chunked product (and its gradients) with
+// the plain one.
+func TestChunkedLinear(t *testing.T) {
+	backend, err := NewBackend("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rows, in, out = 5, 8, 4096 // 20480 outputs: 2 chunks
+	if outputChunks(rows, out) < 2 {
+		t.Fatal("shape does not trigger chunking")
+	}
+	rng := rand.New(rand.NewPCG(3, 3))
+	random := func(n int) []float32 {
+		data := make([]float32, n)
+		for i := range data {
+			data[i] = float32(rng.NormFloat64())
+		}
+		return data
+	}
+	x := tensors.FromFlatDataAndDimensions(random(rows*in), 1, rows, in)
+	w := tensors.FromFlatDataAndDimensions(random(out*in), out, in)
+	run := func(chunked bool) [][]float32 {
+		exec, err := graph.NewExec(backend, func(x, w *graph.Node) []*graph.Node {
+			var y *graph.Node
+			if chunked {
+				y = linear(x, w, nil)
+			} else {
+				y = dotGeneral(x, []int{-1}, nil, w, []int{1}, nil)
+			}
+			loss := graph.ReduceAllSum(graph.Mul(y, graph.Cos(graph.IotaFull(x.Graph(), y.Shape()))))
+			return append([]*graph.Node{y}, graph.Gradient(loss, x, w)...)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs, err := exec.Exec(x, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := make([][]float32, len(outs))
+		for i, o := range outs {
+			res[i] = tensors.MustCopyFlatData[float32](o)
+		}
+		return res
+	}
+	want, got := run(false), run(true)
+	for k, what := range []string{"output", "d/dx", "d/dw"} {
+		for i := range want[k] {
+			if !closeTo(float64(got[k][i]), float64(want[k][i]), 1e-5) {
+				t.Fatalf("%s[%d] = %g, want %g", what, i, got[k][i], want[k][i])
+			}
+		}
+	}
+}
