@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -29,7 +30,7 @@ func (s *sampler) sample(logits []float32, rng *rand.Rand) (token int, logProb f
 				best = i
 			}
 		}
-		return best, float64(logits[best]) - logSumExp(logits, 1)
+		return best, float64(logits[best]) - logSumExp(logits)
 	}
 	n := len(logits)
 	if cap(s.probs) < n {
@@ -40,28 +41,15 @@ func (s *sampler) sample(logits []float32, rng *rand.Rand) (token int, logProb f
 	for _, v := range logits {
 		maxZ = math.Max(maxZ, float64(v)/s.temperature)
 	}
+	for i := range order {
+		order[i] = i
+	}
 	kept := n
-	filtered := (s.topK > 0 && s.topK < n) || s.topP < 1
-	if filtered {
+	if (s.topK > 0 && s.topK < n) || s.topP < 1 {
 		// Only the filters need the tokens in order of likelihood.
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortStableFunc(order, func(a, b int) int {
-			switch {
-			case logits[a] > logits[b]:
-				return -1
-			case logits[a] < logits[b]:
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(logits[b], logits[a]) })
 		if s.topK > 0 && s.topK < n {
 			kept = s.topK
-		}
-	} else {
-		for i := range order {
-			order[i] = i
 		}
 	}
 	total := 0.0
@@ -96,15 +84,15 @@ func (s *sampler) sample(logits []float32, rng *rand.Rand) (token int, logProb f
 	return token, math.Log(probs[token] / total)
 }
 
-// logSumExp returns log Σ exp(x/temperature), computed stably in float64.
-func logSumExp(x []float32, temperature float64) float64 {
-	maxZ := math.Inf(-1)
+// logSumExp returns log Σ exp(x), computed stably in float64.
+func logSumExp(x []float32) float64 {
+	maxX := math.Inf(-1)
 	for _, v := range x {
-		maxZ = math.Max(maxZ, float64(v)/temperature)
+		maxX = math.Max(maxX, float64(v))
 	}
 	sum := 0.0
 	for _, v := range x {
-		sum += math.Exp(float64(v)/temperature - maxZ)
+		sum += math.Exp(float64(v) - maxX)
 	}
-	return maxZ + math.Log(sum)
+	return maxX + math.Log(sum)
 }
