@@ -110,15 +110,17 @@ type Batch struct {
 // LogProbResult holds per-token values of the response columns: row b,
 // column r is response token r of batch row b (column PromptLen+r).
 type LogProbResult struct {
+	// LogProbs are log p(token | the columns before it).
 	LogProbs [][]float32
-	Entropy  [][]float32
+	// Entropy is the entropy of each of those next-token distributions.
+	Entropy [][]float32
 }
 
 // LogProbs computes the per-token log-probs and entropies of the response
 // columns of batch. Shapes are padded up to a few bucket sizes (more
 // left padding for the prompt, right padding for the response, padding
 // rows), so each bucket compiles once; results are cut back to the batch.
-func (m *Model) LogProbs(ctx context.Context, batch Batch) (res LogProbResult, err error) {
+func (m *Model) LogProbs(ctx context.Context, batch Batch) (_ LogProbResult, err error) {
 	if err := ctx.Err(); err != nil {
 		return LogProbResult{}, err
 	}
