@@ -91,6 +91,8 @@ type ToolworldConfig struct {
 	TrainSize int   `yaml:"train_size"`
 	ValSize   int   `yaml:"val_size"`
 	TestSize  int   `yaml:"test_size"`
+	// SystemPrompt replaces the built-in system prompt when not empty.
+	SystemPrompt string `yaml:"system_prompt"`
 	// MaxLevel keeps only tasks of difficulty levels <= MaxLevel (1..3);
 	// 0 keeps all.
 	MaxLevel int `yaml:"max_level"`
@@ -217,7 +219,13 @@ func DefaultConfig() Config {
 		Env: EnvConfig{
 			Type:          "toolworld",
 			CompanionAddr: "127.0.0.1:0",
-			Toolworld:     ToolworldConfig{Compact: true, MaxLevel: 1},
+			Toolworld: ToolworldConfig{
+				Compact: true, MaxLevel: 1,
+				// A policy trained from scratch learns the calls from
+				// the demonstrations; a one-line prompt keeps episodes
+				// short for the CPU.
+				SystemPrompt: "Call one tool per turn in a tool block; end with task.finish.",
+			},
 		},
 		Model: ModelConfig{
 			Tokenizer: "byte",

@@ -374,8 +374,12 @@ func (r *run) runEpisodes(ctx context.Context, runner *agentflow.Runner, rollout
 	return results, failed, nil
 }
 
-// record writes one metrics line.
+// record writes one metrics line (nowhere when the run keeps no metrics,
+// as in Evaluate).
 func (r *run) record(step int, values map[string]float64) error {
+	if r.metrics == nil {
+		return nil
+	}
 	clean := make(map[string]float64, len(values))
 	for k, v := range values {
 		clean[k] = v

@@ -50,7 +50,7 @@ func openEnvironment(ctx context.Context, cfg Config, opts Options, log *slog.Lo
 		return nil, fmt.Errorf("%w: env.type %q is not built in (built in: %s); set env.url to use an env service", ErrConfig, cfg.Env.Type, toolworld.Name)
 	}
 	tw, err := toolworld.New(toolworld.Config{
-		Seed: cfg.Env.Toolworld.Seed, Compact: cfg.Env.Toolworld.Compact,
+		Seed: cfg.Env.Toolworld.Seed, Compact: cfg.Env.Toolworld.Compact, SystemPrompt: cfg.Env.Toolworld.SystemPrompt,
 		TrainSize: cfg.Env.Toolworld.TrainSize, ValSize: cfg.Env.Toolworld.ValSize, TestSize: cfg.Env.Toolworld.TestSize,
 		Logger: log,
 	})

@@ -68,6 +68,10 @@ type Config struct {
 	// instruction under 400) for small policies with short contexts. Tasks,
 	// syntax and scoring are the same.
 	Compact bool
+	// SystemPrompt, when not empty, replaces the built-in system prompt
+	// (full or compact). A policy trained from scratch on demonstrations
+	// needs no API documentation, and every prompt token costs it compute.
+	SystemPrompt string
 	// Logger receives debug records; nil discards them.
 	Logger *slog.Logger
 }
@@ -128,6 +132,9 @@ func New(cfg Config) (*Env, error) {
 	e.system = e.cat.fullPrompt()
 	if cfg.Compact {
 		e.system = e.cat.compactPrompt()
+	}
+	if cfg.SystemPrompt != "" {
+		e.system = cfg.SystemPrompt
 	}
 	seen := map[string]bool{}
 	for code, split := range []string{SplitTest, SplitVal, SplitTrain} {

@@ -357,3 +357,30 @@ func TestConcurrentInstances(t *testing.T) {
 		}
 	}
 }
+
+// TestCustomSystemPrompt: Config.SystemPrompt replaces the built-in prompt
+// in the initial state; tasks and scoring are unchanged.
+func TestCustomSystemPrompt(t *testing.T) {
+	const prompt = "Call one tool per turn."
+	custom := newEnv(t, Config{SystemPrompt: prompt, Compact: true, TrainSize: 3, ValSize: 1, TestSize: 1})
+	plain := newEnv(t, Config{TrainSize: 3, ValSize: 1, TestSize: 1})
+	ctx := context.Background()
+	for _, id := range splitIDs(t, custom, SplitTrain) {
+		inst, err := custom.New(ctx, id, "i", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := inst.InitState(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.State[0].Content != prompt {
+			t.Fatalf("system prompt %q", st.State[0].Content)
+		}
+		a, _ := custom.Task(id)
+		b, _ := plain.Task(id)
+		if a != b {
+			t.Fatalf("task %s changed with the prompt: %+v vs %+v", id, a, b)
+		}
+	}
+}

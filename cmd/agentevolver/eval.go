@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/org/agentevolver/trainer"
+)
+
+func init() {
+	register(command{
+		name:    "eval",
+		summary: "validate a saved policy on a split: k rollouts per task, avg@k, best@k, pass@k",
+		run:     runEval,
+	})
+}
+
+func runEval(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var configs, sets stringList
+	fs.Var(&configs, "config", "YAML configuration file, layered over the defaults (repeatable)")
+	fs.Var(&sets, "set", "override one key, for example --set rollout.val_temperature=0.7 (repeatable)")
+	checkpoint := fs.String("checkpoint", "", "policy directory in Hugging Face format, e.g. runs/NAME/final (required)")
+	split := fs.String("split", "", "task split (default: data.val_split)")
+	k := fs.Int("k", 0, "rollouts per task (default: rollout.val_n)")
+	tasks := fs.Int("tasks", 0, "evaluate only the first N tasks of the split (default: data.val_tasks; 0 there means all)")
+	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *checkpoint == "" {
+		return fmt.Errorf("--checkpoint is required")
+	}
+	if *k < 0 || *tasks < 0 {
+		return fmt.Errorf("--k and --tasks must be >= 0")
+	}
+	cfg, err := trainer.LoadConfig(configs, sets)
+	if err != nil {
+		return err
+	}
+	log, err := newLogger(stderr, *logLevel)
+	if err != nil {
+		return err
+	}
+	stats, err := trainer.Evaluate(ctx, cfg, trainer.Options{Logger: log, Output: stderr},
+		trainer.EvalOptions{Checkpoint: *checkpoint, Split: *split, K: *k, Tasks: *tasks})
+	if err != nil {
+		return err
+	}
+	if *split == "" {
+		*split = cfg.Data.ValSplit
+	}
+	enc := json.NewEncoder(stdout)
+	return enc.Encode(map[string]any{
+		"checkpoint": *checkpoint, "split": *split, "tasks": stats.Tasks, "k": stats.K,
+		"success": stats.Success, "avg_at_k": stats.AvgAtK, "best_at_k": stats.BestAtK, "pass_at_k": stats.PassAtK,
+	})
+}
