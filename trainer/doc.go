@@ -1,8 +1,37 @@
-// Package trainer holds the learning core of AgentEvolver: the GRPO
-// outcome advantage, the HET on/off-policy clipped policy loss, the loss
-// aggregation modes, the KL penalties and the entropy bonus as GoMLX graph
-// functions, and the machinery that turns them into optimiser steps of a
-// policy whose weights live in a GoMLX context.
+// Package trainer trains agents: Trainer.Fit runs a whole job, and the
+// learning core under it holds the GRPO outcome advantage, the HET
+// on/off-policy clipped policy loss, the loss aggregation modes, the KL
+// penalties and the entropy bonus as GoMLX graph functions, and the
+// machinery that turns them into optimiser steps of a policy whose weights
+// live in a GoMLX context.
+//
+// # Training runs
+//
+// A [Config] (YAML sections trainer, data, env, model, rollout, actor,
+// algorithm, warm_start; [DefaultConfig] holds the defaults and
+// [LoadConfig] layers files, "--set a.b=c" overrides and ${...}
+// placeholders over them) describes a run; [New] validates it and
+// [Trainer.Fit] runs it:
+//
+//  1. an optional supervised warm start on the built-in environment's
+//     expert demonstrations, after which the policy is saved as the frozen
+//     reference;
+//  2. validation (avg@k, best@k, pass@k at the validation temperature);
+//  3. RL steps: the step's tasks ([Hooks.Tasks] or the training split,
+//     shuffled per epoch), n rollouts each through agentflow with the
+//     in-process policy (model.Policy, concurrent episodes batched), the
+//     samples padded to bucketed shapes, rewards on the last response
+//     token, GRPO advantages grouped by task ([Hooks.Advantages] may
+//     replace them), old and reference log-probs, and the [Updater];
+//  4. validation every test_freq steps, atomic checkpoints every save_freq
+//     steps, and at the end the final policy, metrics.jsonl, a PNG plot and
+//     summary.json under trainer.output_dir.
+//
+// Every episode is seeded from (seed, phase, step, task, rollout), so with
+// serial rollouts (rollout.concurrency 1) a run resumed from a checkpoint
+// (Options.Resume) reproduces the uninterrupted run bit for bit; with
+// batched rollouts it is equal up to floating-point summation order.
+// [Evaluate] validates a saved policy on any split.
 //
 // # Graph functions
 //

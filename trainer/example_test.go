@@ -3,6 +3,8 @@ package trainer_test
 import (
 	"context"
 	"fmt"
+	"log"
+	"os"
 
 	"github.com/org/agentevolver/model"
 	"github.com/org/agentevolver/trainer"
@@ -136,4 +138,22 @@ func ExampleUpdater() {
 	fmt.Printf("first step pg_loss %.3f (ratio 1), later lower: %v\n", first.PGLoss, last.PGLoss < first.PGLoss)
 	// Output:
 	// first step pg_loss 0.000 (ratio 1), later lower: true
+}
+
+// A whole training run on the built-in environment: the defaults, with a
+// few keys overridden as "agentevolver train --set" would.
+func ExampleTrainer_Fit() {
+	cfg, err := trainer.LoadConfig(nil, []string{"trainer.rl_steps=20", "trainer.output_dir=runs/demo"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	t, err := trainer.New(cfg, trainer.Options{Output: os.Stdout})
+	if err != nil {
+		log.Fatal(err)
+	}
+	summary, err := t.Fit(context.Background())
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("validation success %.2f -> %.2f\n", summary.ValSuccessWarmStart, summary.ValSuccessFinal)
 }
