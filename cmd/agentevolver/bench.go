@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/pprof"
 	"slices"
 	"sort"
 	"strings"
@@ -113,7 +112,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return errors.New("bench: name what to measure")
 	}
 	what := args[0]
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
 	b, ok := benchmarks[what]
@@ -136,17 +135,11 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 			return err
 		}
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	times := make([]time.Duration, *steps)
 	for i := range times {
 		if err := ctx.Err(); err != nil {

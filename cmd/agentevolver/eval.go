@@ -29,11 +29,8 @@ func runEval(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	k := fs.Int("k", 0, "rollouts per task (default: rollout.val_n)")
 	tasks := fs.Int("tasks", 0, "evaluate only the first N tasks of the split (default: data.val_tasks; 0 there means all)")
 	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn or error")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if *checkpoint == "" {
 		return fmt.Errorf("--checkpoint is required")

@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -53,7 +54,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		usage(stderr)
 		return 2
 	}
-	if err := c.run(ctx, args[1:], stdin, stdout, stderr); err != nil {
+	if err := c.run(ctx, args[1:], stdin, stdout, stderr); err != nil && !errors.Is(err, errHelp) {
 		fmt.Fprintf(stderr, "agentevolver %s: %v\n", c.name, err)
 		return 1
 	}

@@ -67,14 +67,8 @@ Flags:
 	levelText := fs.String("log-level", "info", "log level: debug (one line per request), info, warn or error")
 	seed := fs.Int64("seed", 0, "toolworld: task generation seed")
 	compact := fs.Bool("compact", false, "toolworld: terse system prompt for small policies")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*levelText)); err != nil {

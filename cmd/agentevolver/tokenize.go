@@ -42,14 +42,8 @@ Flags:`)
 	genPrompt := fs.Bool("generation-prompt", false, "with --chat: append the assistant turn header")
 	noThink := fs.Bool("no-think", false, "with --chat: render as enable_thinking=false (Qwen3)")
 	text := fs.Bool("text", false, "with --chat: print the rendered text instead of the ids")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if *dir == "" {
 		fs.Usage()

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"runtime/pprof"
 	"strings"
 
 	"github.com/org/agentevolver/trainer"
@@ -37,11 +35,8 @@ func runTrain(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn or error")
 	printConfig := fs.Bool("print-config", false, "print the resolved configuration as YAML and exit")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	cfg, err := trainer.LoadConfig(configs, sets)
 	if err != nil {
@@ -59,17 +54,11 @@ func runTrain(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	t, err := trainer.New(cfg, trainer.Options{Logger: log, Output: stdout, Resume: *resume})
 	if err != nil {
 		return err
