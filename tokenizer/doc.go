@@ -15,6 +15,13 @@
 //     pattern, regexp2 for other patterns), mapped to the GPT-2 byte alphabet
 //     and merged by rank.
 //
+// TrainBPE learns a compact byte-level BPE vocabulary from a corpus (for a
+// small model trained from scratch on its own environment's text) with the
+// same pipeline as the Qwen tokenizers, the ChatML special tokens and the
+// Qwen3 chat template; (*BPE).Save writes any BPE as Hugging Face
+// tokenizer.json and tokenizer_config.json files that Load, and the Hugging
+// Face libraries, read back with the same ids.
+//
 // ChatML renders messages the way the Qwen2.5 and Qwen3 chat templates in
 // tokenizer_config.json do (default system prompt, generation prompt,
 // enable_thinking=false, reasoning blocks of earlier assistant turns, tool

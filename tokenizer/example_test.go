@@ -89,3 +89,36 @@ func ExampleLoad() {
 	}
 	fmt.Println(tok.Encode(text))
 }
+
+func ExampleTrainBPE() {
+	corpus := []string{
+		"<|im_start|>user\nYou are in the kitchen. There is a key on the table.<|im_end|>\n",
+		"<|im_start|>assistant\nI take the key from the table.<|im_end|>\n",
+		"<|im_start|>user\nYou are in the hall. There is a door to the north.<|im_end|>\n",
+		"<|im_start|>assistant\nI open the door to the north.<|im_end|>\n",
+	}
+	tok, err := tokenizer.TrainBPE(corpus, tokenizer.TrainOptions{VocabSize: 320})
+	if err != nil {
+		log.Fatal(err)
+	}
+	bytes, err := tokenizer.NewByteLevel(tokenizer.ByteLevelOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	text := "<|im_start|>assistant\nI take the key to the door.<|im_end|>"
+	fmt.Println("byte-level tokens:", len(bytes.Encode(text)))
+	fmt.Println("trained BPE tokens:", len(tok.Encode(text)))
+	var pieces []string
+	for _, id := range tok.Encode(text) {
+		piece, _ := tok.Decode([]int{id})
+		pieces = append(pieces, piece)
+	}
+	fmt.Printf("%q\n", pieces)
+	// Training stops before 320 ids: no other pair occurs twice.
+	fmt.Println("vocab:", tok.VocabSize())
+	// Output:
+	// byte-level tokens: 39
+	// trained BPE tokens: 13
+	// ["<|im_start|>" "assistant" "\n" "I" " ta" "ke" " the" " key" " to" " the" " door" "." "<|im_end|>"]
+	// vocab: 307
+}

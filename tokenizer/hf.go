@@ -39,6 +39,12 @@ type BPE struct {
 
 	eosID, padID int // -1 when unset
 	template     string
+
+	// The pipeline sections of tokenizer.json, kept so that Save can
+	// write them back.
+	normalizer   *hfNormalizer
+	preTokenizer *hfPreTokenizer
+	decoder      *hfDecoder
 }
 
 // preTokenStage is one step of the pre-tokenizer: either a split or the
@@ -92,6 +98,7 @@ func NewBPE(tokenizerJSON, configJSON []byte) (*BPE, error) {
 	if err := t.setAddedTokens(f.AddedTokens); err != nil {
 		return nil, err
 	}
+	t.normalizer, t.preTokenizer, t.decoder = f.Normalizer, f.PreTokenizer, f.Decoder
 	if len(configJSON) > 0 {
 		if err := t.setConfig(configJSON); err != nil {
 			return nil, err
