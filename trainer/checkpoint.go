@@ -55,7 +55,7 @@ func (r *run) save(ctx context.Context) error {
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return fmt.Errorf("trainer: checkpoint: %w", err)
 	}
-	if err := r.m.Save(ctx, filepath.Join(tmp, checkpointModelDir)); err != nil {
+	if err := r.savePolicy(ctx, filepath.Join(tmp, checkpointModelDir)); err != nil {
 		return fmt.Errorf("trainer: checkpoint model: %w", err)
 	}
 	if err := saveContextState(r, filepath.Join(tmp, checkpointStateDir)); err != nil {
@@ -176,7 +176,7 @@ func loadContextState(r *run, dir string) (err error) {
 // saveReference writes the current policy as the frozen reference and
 // makes the Reference from it.
 func (r *run) saveReference(ctx context.Context) error {
-	if err := r.m.Save(ctx, filepath.Join(r.dir, ReferenceDir)); err != nil {
+	if err := r.savePolicy(ctx, filepath.Join(r.dir, ReferenceDir)); err != nil {
 		return fmt.Errorf("trainer: save reference: %w", err)
 	}
 	ref, err := NewReference(r.backend, r.m.Context(), ModelPolicy(r.m), ReferenceConfig{Temperature: r.cfg.Rollout.Temperature, MicroBatchSize: r.cfg.Actor.MicroBatchSize})
@@ -199,6 +199,15 @@ func (r *run) loadReference(ctx context.Context) error {
 	}
 	r.ref = ref
 	return nil
+}
+
+// savePolicy writes the policy in Hugging Face format to dir, with the
+// run's learned tokenizer beside it when there is one.
+func (r *run) savePolicy(ctx context.Context, dir string) error {
+	if err := r.m.Save(ctx, dir); err != nil {
+		return err
+	}
+	return r.saveTokenizerBeside(dir)
 }
 
 func writeFileSync(path string, data []byte) error {

@@ -103,10 +103,13 @@ type ModelConfig struct {
 	// Path is a Hugging Face checkpoint directory (config.json and
 	// safetensors). Empty initialises a new model from Shape.
 	Path string `yaml:"path"`
-	// Tokenizer is "byte" for the built-in byte-level tokenizer or a
-	// directory with tokenizer.json; empty means Path when Path is set,
-	// else "byte".
+	// Tokenizer is "byte" for the built-in byte-level tokenizer, "env" to
+	// learn a byte-level BPE vocabulary from the built-in environment's
+	// text (TokenizerFromEnv), or a directory with tokenizer.json; empty
+	// means Path when Path is set, else "byte".
 	Tokenizer string `yaml:"tokenizer"`
+	// TokenizerVocab is the vocabulary size of a learned tokenizer.
+	TokenizerVocab int `yaml:"tokenizer_vocab"`
 	// Shape is the architecture of a newly initialised model.
 	Shape ModelShape `yaml:"shape"`
 }

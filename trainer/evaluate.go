@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 
 	"github.com/org/agentevolver/internal/runlog"
 	"github.com/org/agentevolver/model"
@@ -31,9 +33,14 @@ type EvalOptions struct {
 func Evaluate(ctx context.Context, cfg Config, opts Options, eo EvalOptions) (stats runlog.ValidationStats, err error) {
 	if eo.Checkpoint != "" {
 		cfg.Model.Path = eo.Checkpoint
-		if cfg.Model.Tokenizer == "" {
-			cfg.Model.Tokenizer = "byte"
+		// A policy saved with its tokenizer uses it; otherwise the
+		// configured one.
+		if _, err := os.Stat(filepath.Join(eo.Checkpoint, "tokenizer.json")); err == nil {
+			cfg.Model.Tokenizer = eo.Checkpoint
 		}
+	}
+	if cfg.Model.Tokenizer == TokenizerFromEnv {
+		return stats, fmt.Errorf("%w: evaluate a policy directory that holds its learned tokenizer (tokenizer.json)", ErrConfig)
 	}
 	if cfg.Model.Path == "" {
 		return stats, fmt.Errorf("%w: Evaluate needs a checkpoint", ErrConfig)
@@ -61,10 +68,10 @@ func Evaluate(ctx context.Context, cfg Config, opts Options, eo EvalOptions) (st
 	if r.backend, err = model.NewBackend(cfg.Trainer.Backend); err != nil {
 		return stats, err
 	}
-	if r.tok, r.tmpl, r.pad, err = loadTokenizer(cfg); err != nil {
+	if r.env, err = openEnvironment(ctx, cfg, opts, r.log); err != nil {
 		return stats, err
 	}
-	if r.env, err = openEnvironment(ctx, cfg, opts, r.log); err != nil {
+	if r.tok, r.tmpl, r.pad, err = loadTokenizer(ctx, cfg, r.env, false); err != nil {
 		return stats, err
 	}
 	if r.val, err = r.env.tasks(ctx, cfg, cfg.Data.ValSplit); err != nil {

@@ -199,7 +199,7 @@ func (t *Trainer) Fit(ctx context.Context) (summary runlog.Summary, err error) {
 		}
 		final = &stats
 	}
-	if err := r.m.Save(ctx, filepath.Join(r.dir, FinalModelDir)); err != nil {
+	if err := r.savePolicy(ctx, filepath.Join(r.dir, FinalModelDir)); err != nil {
 		return runlog.Summary{}, fmt.Errorf("trainer: save final model: %w", err)
 	}
 	return r.finish(*final)
@@ -222,10 +222,10 @@ func (t *Trainer) open(ctx context.Context) (_ *run, err error) {
 	if r.backend, err = model.NewBackend(cfg.Trainer.Backend); err != nil {
 		return nil, err
 	}
-	if r.tok, r.tmpl, r.pad, err = loadTokenizer(cfg); err != nil {
+	if r.env, err = openEnvironment(ctx, cfg, t.opts, t.log); err != nil {
 		return nil, err
 	}
-	if r.env, err = openEnvironment(ctx, cfg, t.opts, t.log); err != nil {
+	if r.tok, r.tmpl, r.pad, err = loadTokenizer(ctx, cfg, r.env, t.opts.Resume); err != nil {
 		return nil, err
 	}
 	if r.train, err = r.env.tasks(ctx, cfg, cfg.Data.TrainSplit); err != nil {

@@ -210,3 +210,49 @@ func equalInts(a, b []int64) bool {
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
 
 func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// TestFitWithCompanionEnvService trains against the built-in environment
+// served over HTTP on loopback, as a remote env service would be used.
+func TestFitWithCompanionEnvService(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a tiny model")
+	}
+	cfg := tinyConfig(t)
+	cfg.Env.Companion = true
+	cfg.WarmStart.Steps = 1
+	cfg.Trainer.RLSteps = 1
+	s, err := mustNew(t, cfg, Options{}).Fit(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.RLSteps != 1 {
+		t.Fatalf("summary %+v", s)
+	}
+}
+
+// TestFitWithLearnedTokenizer learns the tokenizer from the environment,
+// saves it beside every policy, and evaluates the final policy with it.
+func TestFitWithLearnedTokenizer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a tiny model")
+	}
+	cfg := tinyConfig(t)
+	cfg.Model.Tokenizer = TokenizerFromEnv
+	cfg.Model.TokenizerVocab = 400
+	cfg.Trainer.RLSteps = 1
+	if _, err := mustNew(t, cfg, Options{}).Fit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{TokenizerDir, FinalModelDir, ReferenceDir} {
+		if _, err := os.Stat(filepath.Join(cfg.Trainer.OutputDir, d, "tokenizer.json")); err != nil {
+			t.Errorf("no tokenizer in %s: %v", d, err)
+		}
+	}
+	stats, err := Evaluate(context.Background(), cfg, Options{}, EvalOptions{Checkpoint: filepath.Join(cfg.Trainer.OutputDir, FinalModelDir), K: 2, Tasks: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Tasks != 2 || stats.K != 2 {
+		t.Fatalf("evaluated %+v", stats)
+	}
+}

@@ -120,13 +120,21 @@ func (e *environment) tasks(ctx context.Context, cfg Config, split string) ([]ag
 }
 
 // loadTokenizer returns the tokenizer, chat template and padding id of cfg.
-func loadTokenizer(cfg Config) (tokenizer.Tokenizer, tokenizer.ChatTemplate, int, error) {
+// A learned tokenizer (TokenizerFromEnv) comes from the run directory or
+// is trained on env's text.
+func loadTokenizer(ctx context.Context, cfg Config, env *environment, resume bool) (tokenizer.Tokenizer, tokenizer.ChatTemplate, int, error) {
 	src := cfg.Model.Tokenizer
 	if src == "" {
 		src = cmpOr(cfg.Model.Path, "byte")
 	}
 	var tok tokenizer.Tokenizer
-	if src == "byte" {
+	if src == TokenizerFromEnv {
+		bpe, err := envTokenizer(ctx, cfg, env, cfg.Trainer.OutputDir, resume)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		tok = bpe
+	} else if src == "byte" {
 		bl, err := tokenizer.NewByteLevel(tokenizer.ByteLevelOptions{})
 		if err != nil {
 			return nil, nil, 0, fmt.Errorf("trainer: tokenizer: %w", err)
