@@ -158,7 +158,12 @@ type RolloutConfig struct {
 
 // ActorConfig is the policy update (actor_rollout_ref.actor).
 type ActorConfig struct {
-	LR               float64 `yaml:"lr"`
+	LR float64 `yaml:"lr"`
+	// LRWarmupSteps ramps the learning rate linearly from LR/LRWarmupSteps
+	// to LR over the first RL steps (veRL's optim.lr_warmup_steps); 0 means
+	// no warm-up. Adam's first steps move every weight by about lr, so a
+	// warm-up keeps a fresh optimiser from jolting a warm-started policy.
+	LRWarmupSteps    int     `yaml:"lr_warmup_steps"`
 	WeightDecay      float64 `yaml:"weight_decay"`
 	GradClip         float64 `yaml:"grad_clip"`
 	PPOEpochs        int     `yaml:"ppo_epochs"`
@@ -305,6 +310,7 @@ func (c Config) Validate() error {
 	check(c.Rollout.ValTemperature >= 0, "rollout.val_temperature < 0")
 	check(c.Actor.LR > 0, "actor.lr must be > 0")
 	check(c.Actor.PPOEpochs > 0, "actor.ppo_epochs must be > 0")
+	check(c.Actor.LRWarmupSteps >= 0, "actor.lr_warmup_steps < 0")
 	check(c.Actor.PPOMiniBatchSize >= 0 && c.Actor.MicroBatchSize >= 0, "actor batch sizes must be >= 0")
 	if c.Actor.KLLossType != "" {
 		if err := KLType(c.Actor.KLLossType).Validate(); err != nil {

@@ -185,6 +185,9 @@ func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sampl
 			return nil, fmt.Errorf("reference log-probs: %w", err)
 		}
 	}
+	if err := r.updater.SetLearningRate(warmupLR(r.cfg.Actor.LR, r.cfg.Actor.LRWarmupSteps, step)); err != nil {
+		return nil, err
+	}
 	steps, err := r.updater.Update(ctx, batch)
 	if err != nil {
 		return nil, fmt.Errorf("update: %w", err)
@@ -205,6 +208,15 @@ func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sampl
 		out[k] = v / float64(len(steps))
 	}
 	return out, nil
+}
+
+// warmupLR is the learning rate of RL step (0-based) under a linear
+// warm-up over warmup steps.
+func warmupLR(lr float64, warmup, step int) float64 {
+	if warmup <= 0 || step >= warmup {
+		return lr
+	}
+	return lr * float64(step+1) / float64(warmup)
 }
 
 func countRole(msgs []agentevolver.Message, role string) int {

@@ -78,3 +78,14 @@ func TestPadSamplesErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestWarmupLR(t *testing.T) {
+	for _, tt := range []struct {
+		warmup, step int
+		want         float64
+	}{{0, 0, 1}, {4, 0, 0.25}, {4, 1, 0.5}, {4, 3, 1}, {4, 10, 1}} {
+		if got := warmupLR(1, tt.warmup, tt.step); got != tt.want {
+			t.Errorf("warmupLR(1, %d, %d) = %v, want %v", tt.warmup, tt.step, got, tt.want)
+		}
+	}
+}
