@@ -209,14 +209,14 @@ func DefaultConfig() Config {
 			ExperimentName: "toolworld-tiny",
 			OutputDir:      "runs/${trainer.experiment_name}",
 			Seed:           1,
-			RLSteps:        40,
-			TestFreq:       10,
-			SaveFreq:       20,
+			RLSteps:        25,
+			TestFreq:       5,
+			SaveFreq:       25,
 			ValBeforeTrain: true,
 			Progress:       true,
 		},
 		Data: DataConfig{
-			TrainBatchSize:    8,
+			TrainBatchSize:    4,
 			MaxPromptLength:   512,
 			MaxResponseLength: 512,
 			TrainSplit:        "train",
@@ -236,24 +236,25 @@ func DefaultConfig() Config {
 			},
 		},
 		Model: ModelConfig{
-			Tokenizer: "byte",
+			Tokenizer:      TokenizerFromEnv,
+			TokenizerVocab: 1024,
 			Shape: ModelShape{
 				HiddenSize: 128, NumLayers: 2, NumHeads: 4, NumKVHeads: 2,
 				IntermediateSize: 384, MaxPositions: 1024, RopeTheta: 10000,
 			},
 		},
 		Rollout: RolloutConfig{
-			N: 4, Temperature: 1, TopP: 1, ResponseLength: 64, MaxModelLen: 1024,
-			MaxEnvLen: 256, MaxSteps: 4, Concurrency: 32, Sparse: true,
-			ValN: 1, ValTemperature: 0,
+			N: 8, Temperature: 1, TopP: 1, ResponseLength: 64, MaxModelLen: 1024,
+			MaxEnvLen: 256, MaxSteps: 3, Concurrency: 32, Sparse: true,
+			ValN: 4, ValTemperature: 1,
 		},
 		Actor: ActorConfig{
-			LR: 1e-4, WeightDecay: 0.01, GradClip: 1, PPOEpochs: 1,
+			LR: 1e-4, LRWarmupSteps: 5, WeightDecay: 0.01, GradClip: 1, PPOEpochs: 1,
 			ClipRatioLow: 0.2, ClipRatioHigh: 0.28, ClipRatioC: 3, OffClipRangeHigh: 0.6,
 			UseKLLoss: true, KLLossCoef: 0.001, KLLossType: "low_var_kl", LossAggMode: "token-mean",
 		},
 		Algorithm: AlgorithmConfig{AdvEstimator: "grpo", NormAdvByStdInGRPO: true},
-		WarmStart: WarmStartConfig{Steps: 150, BatchSize: 16, LR: 1e-3},
+		WarmStart: WarmStartConfig{Steps: 250, BatchSize: 16, LR: 1e-3},
 	}
 }
 

@@ -74,7 +74,7 @@ func TestFitEndToEnd(t *testing.T) {
 				t.Errorf("step %d ran %v episodes, want 4", r.Step, n)
 			}
 		}
-		if _, ok := r.Value("val/pass@1"); ok {
+		if _, ok := r.Value("val/success"); ok {
 			valSteps = append(valSteps, r.Step)
 		}
 	}
