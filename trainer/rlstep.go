@@ -20,6 +20,8 @@ type envTaskSource struct {
 	shuffle bool
 }
 
+// NextTasks returns the tasks at positions step*n .. step*n+n-1 of the
+// concatenated epoch permutations.
 func (s envTaskSource) NextTasks(_ context.Context, step, n int) ([]agentevolver.Task, error) {
 	if len(s.tasks) == 0 {
 		return nil, fmt.Errorf("%w: no training tasks", ErrConfig)

@@ -26,6 +26,7 @@ type scriptedPolicy struct {
 	next    int
 }
 
+// Chat returns the next action of the demonstration.
 func (p *scriptedPolicy) Chat(context.Context, []agentevolver.Message, llm.ChatOptions) (llm.Completion, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
