@@ -37,15 +37,27 @@ func (s envTaskSource) NextTasks(_ context.Context, step, n int) ([]agentevolver
 }
 
 func (s envTaskSource) order(epoch int) []int {
-	if !s.shuffle {
-		order := make([]int, len(s.tasks))
+	return epochOrder(s.seed, streamTasks, epoch, len(s.tasks), s.shuffle)
+}
+
+// Streams of epochOrder, so task order and demonstration order differ.
+const (
+	streamTasks = iota + 1
+	streamDemos
+)
+
+// epochOrder is the order of n items in an epoch: a permutation drawn
+// from (seed, stream, epoch), or the identity without shuffle. A pure
+// function of its arguments, so a resumed run sees the same order.
+func epochOrder(seed int64, stream uint64, epoch, n int, shuffle bool) []int {
+	if !shuffle {
+		order := make([]int, n)
 		for i := range order {
 			order[i] = i
 		}
 		return order
 	}
-	rng := rand.New(rand.NewPCG(uint64(s.seed), uint64(epoch)+1))
-	return rng.Perm(len(s.tasks))
+	return rand.New(rand.NewPCG(uint64(seed), stream<<32|uint64(epoch))).Perm(n)
 }
 
 // rlStep runs one GRPO step: rollouts of the step's tasks, samples,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"path/filepath"
 	"sync"
 	"time"
@@ -120,6 +119,7 @@ func (r *run) warmStart(ctx context.Context) error {
 	r.log.Info("trainer: warm start", "demonstrations", len(demos), "steps", ws.Steps)
 	bar := runlog.NewProgress(r.out, int64(ws.Steps), runlog.ProgressOptions{Description: "warm start"})
 	batch := min(ws.BatchSize, len(demos))
+	epoch, order := -1, []int(nil)
 	for step := range ws.Steps {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -127,7 +127,9 @@ func (r *run) warmStart(ctx context.Context) error {
 		picked := make([]agentevolver.Sample, batch)
 		for i := range batch {
 			pos := step*batch + i
-			order := rand.New(rand.NewPCG(uint64(r.cfg.Trainer.Seed), uint64(pos/len(demos))+1<<32)).Perm(len(demos))
+			if e := pos / len(demos); e != epoch || order == nil {
+				epoch, order = e, epochOrder(r.cfg.Trainer.Seed, streamDemos, e, len(demos), true)
+			}
 			picked[i] = demos[order[pos%len(demos)]]
 		}
 		p, err := padSamples(picked, r.pad)
