@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -16,6 +17,8 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/nlpodyssey/safetensors"
 	"github.com/x448/float16"
+
+	"github.com/org/agentevolver/internal/fsutil"
 )
 
 // File names of a Hugging Face checkpoint directory.
@@ -268,15 +271,15 @@ func (m *Model) Save(ctx context.Context, dir string) (err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("model: %w", err)
 	}
-	if err := writeAtomic(filepath.Join(dir, WeightsFile), func(f *os.File) error {
-		return safetensors.SerializeToWriter(views, map[string]string{"format": "pt"}, f)
+	if err := fsutil.WriteFileAtomic(filepath.Join(dir, WeightsFile), func(w io.Writer) error {
+		return safetensors.SerializeToWriter(views, map[string]string{"format": "pt"}, w)
 	}); err != nil {
-		return err
+		return fmt.Errorf("model: writing %s: %w", WeightsFile, err)
 	}
-	return writeAtomic(filepath.Join(dir, ConfigFile), func(f *os.File) error {
-		_, err := f.Write(append(configJSON, '\n'))
-		return err
-	})
+	if err := fsutil.WriteFile(filepath.Join(dir, ConfigFile), append(configJSON, '\n')); err != nil {
+		return fmt.Errorf("model: writing %s: %w", ConfigFile, err)
+	}
+	return nil
 }
 
 // hostWeights copies every weight of the model to host memory.
@@ -302,34 +305,6 @@ func (m *Model) hostWeights() (out map[string]hostTensor, err error) {
 		out[s.name] = hostTensor{shape: slices.Clone(s.shape), data: data}
 	}
 	return out, nil
-}
-
-// writeAtomic writes path through a temporary file in the same directory
-// and renames it into place once write succeeded and the data is synced.
-func writeAtomic(path string, write func(f *os.File) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("model: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(f.Name())
-		}
-	}()
-	if err = write(f); err != nil {
-		return fmt.Errorf("model: writing %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("model: %w", err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("model: %w", err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("model: %w", err)
-	}
-	return nil
 }
 
 // readBounded reads a file, failing with ErrBadCheckpoint when it is larger

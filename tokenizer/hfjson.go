@@ -2,10 +2,11 @@ package tokenizer
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
+
+	"github.com/org/agentevolver/internal/fsutil"
 )
 
 // Size bounds of the files Load reads.
@@ -138,19 +139,12 @@ func (c hfConfigFile) chatTemplate() (string, error) {
 	return "", nil
 }
 
-// readBounded reads a whole file of at most limit bytes.
+// readBounded reads a whole file of at most limit bytes; a larger one is
+// ErrTooLarge.
 func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if int64(len(data)) > limit {
+	data, err := fsutil.ReadFile(path, limit)
+	if errors.Is(err, fsutil.ErrTooLarge) {
 		return nil, fmt.Errorf("%s: %w (more than %d bytes)", path, ErrTooLarge, limit)
 	}
-	return data, nil
+	return data, err
 }

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/org/agentevolver/internal/fsutil"
 )
 
 // Save writes the tokenizer to dir as Hugging Face files: tokenizer.json
@@ -35,39 +37,11 @@ func (t *BPE) Save(dir string) error {
 		name string
 		data []byte
 	}{{"tokenizer.json", tokJSON}, {"tokenizer_config.json", configJSON}} {
-		if err := writeFileAtomic(filepath.Join(dir, f.name), f.data); err != nil {
+		if err := fsutil.WriteFile(filepath.Join(dir, f.name), f.data); err != nil {
 			return fmt.Errorf("tokenizer: save %s: %w", dir, err)
 		}
 	}
 	return nil
-}
-
-// writeFileAtomic writes data to a temporary file next to path, syncs it
-// and renames it over path.
-func writeFileAtomic(path string, data []byte) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }
 
 // bpeDefinition is everything tokenizer.json and tokenizer_config.json say

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/agentflow"
+	"github.com/org/agentevolver/internal/fsutil"
 	"github.com/org/agentevolver/model"
 )
 
@@ -67,7 +67,7 @@ func (r *run) save(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileSync(filepath.Join(tmp, checkpointState), data); err != nil {
+	if err := fsutil.WriteFile(filepath.Join(tmp, checkpointState), data); err != nil {
 		return err
 	}
 	if err := os.RemoveAll(final); err != nil {
@@ -77,7 +77,7 @@ func (r *run) save(ctx context.Context) error {
 		return fmt.Errorf("trainer: checkpoint: %w", err)
 	}
 	latestTmp := filepath.Join(root, latestFile+".tmp")
-	if err := writeFileSync(latestTmp, []byte(name+"\n")); err != nil {
+	if err := fsutil.WriteFile(latestTmp, []byte(name+"\n")); err != nil {
 		return err
 	}
 	if err := os.Rename(latestTmp, filepath.Join(root, latestFile)); err != nil {
@@ -127,7 +127,7 @@ func (r *run) resume(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("%w: %s names %q", ErrNoCheckpoint, filepath.Join(root, latestFile), name)
 	}
 	dir := filepath.Join(root, name)
-	raw, err := readBounded(filepath.Join(dir, checkpointState), 1<<20)
+	raw, err := fsutil.ReadFile(filepath.Join(dir, checkpointState), 1<<20)
 	if err != nil {
 		return false, fmt.Errorf("trainer: resume: %w", err)
 	}
@@ -208,36 +208,4 @@ func (r *run) savePolicy(ctx context.Context, dir string) error {
 		return err
 	}
 	return r.saveTokenizerBeside(dir)
-}
-
-func writeFileSync(path string, data []byte) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
-	}
-	return data, nil
 }

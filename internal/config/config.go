@@ -9,14 +9,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"reflect"
 	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/goccy/go-yaml"
+
+	"github.com/org/agentevolver/internal/fsutil"
 )
 
 // MaxFileSize bounds one configuration file.
@@ -48,17 +48,12 @@ func LoadFiles(out any, files []string, overrides []string) error {
 }
 
 func readBounded(name string) ([]byte, error) {
-	f, err := os.Open(name)
+	data, err := fsutil.ReadFile(name, MaxFileSize)
+	if errors.Is(err, fsutil.ErrTooLarge) {
+		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrInvalid, name, MaxFileSize)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("config: read %s: %w", name, err)
-	}
-	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrInvalid, name, MaxFileSize)
 	}
 	return data, nil
 }
