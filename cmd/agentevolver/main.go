@@ -1,10 +1,3 @@
-// Command agentevolver trains, evaluates and serves self-evolving LLM agents.
-//
-// Usage:
-//
-//	agentevolver <command> [flags]
-//
-// Run "agentevolver help" for the list of commands.
 package main
 
 import (

@@ -1,0 +1,20 @@
+// Command agentevolver trains, evaluates and serves self-evolving LLM
+// agents.
+//
+// Usage:
+//
+//	agentevolver <command> [flags]
+//
+// The commands:
+//
+//	train      train a policy: with no flags, the built-in toolworld job on the
+//	           pure-Go backend; --config FILE (repeatable), --set key=value
+//	           (repeatable), --resume, --print-config
+//	eval       validate a saved policy: --checkpoint DIR --split S --k K
+//	serve-env  serve Go environments over the env-service protocol:
+//	           --env toolworld --addr 127.0.0.1:8080
+//	tokenize   print the token ids of stdin: --tokenizer DIR|byte [--chat]
+//	bench      throughput of train, logprob or generate: --model tiny|small
+//
+// Run "agentevolver <command> -h" for the flags of a command.
+package main
