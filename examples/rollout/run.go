@@ -42,10 +42,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	noticed := make(chan struct{})
 	stopNotice := context.AfterFunc(ctx, func() {
+		defer close(noticed)
 		fmt.Fprintln(stderr, "interrupted: stopping the episodes and releasing their environment instances...")
 	})
-	defer stopNotice()
+	defer func() {
+		// The notice runs in its own goroutine; wait for it so nothing
+		// writes to stderr after run returns.
+		if !stopNotice() {
+			<-noticed
+		}
+	}()
 
 	var out *os.File
 	if o.out != "" {
