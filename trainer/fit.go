@@ -117,6 +117,11 @@ type runState struct {
 	WarmStartDone bool `json:"warm_start_done"`
 	// ValWarmStart is the validation before RL, if it ran.
 	ValWarmStart *runlog.ValidationStats `json:"val_warm_start,omitempty"`
+	// LastVal is the latest validation and LastValStep the RL step it
+	// ran after, so a resumed run that had already finished does not
+	// validate (and record) again.
+	LastVal     *runlog.ValidationStats `json:"last_val,omitempty"`
+	LastValStep int                     `json:"last_val_step"`
 	// WallSeconds is the time spent in earlier sessions of the run.
 	WallSeconds float64 `json:"wall_seconds"`
 	// Seed guards against resuming with another seed.
@@ -191,8 +196,11 @@ func (t *Trainer) Fit(ctx context.Context) (summary runlog.Summary, err error) {
 		}
 	}
 	bar.Finish()
+	if final == nil && r.state.LastVal != nil && r.state.LastValStep == r.state.Step && r.state.Step > 0 {
+		final = r.state.LastVal // a resumed run that had already finished
+	}
 	if final == nil {
-		// Zero RL steps, or a resumed run that had already finished.
+		// Zero RL steps.
 		stats, err := r.validate(ctx, r.state.Step)
 		if err != nil {
 			return runlog.Summary{}, err

@@ -256,3 +256,28 @@ func TestFitWithLearnedTokenizer(t *testing.T) {
 		t.Fatalf("evaluated %+v", stats)
 	}
 }
+
+// TestResumeFinishedRun resumes a run that had already finished: nothing
+// is trained or validated again and the summary is the same.
+func TestResumeFinishedRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a tiny model")
+	}
+	cfg := tinyConfig(t)
+	cfg.WarmStart.Steps = 1
+	first, err := mustNew(t, cfg, Options{}).Fit(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := metricsWithoutTimes(t, cfg.Trainer.OutputDir)
+	again, err := mustNew(t, cfg, Options{Resume: true}).Fit(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after := metricsWithoutTimes(t, cfg.Trainer.OutputDir); after != before {
+		t.Fatalf("metrics changed:\n%s\nthen\n%s", before, after)
+	}
+	if again.ValSuccessFinal != first.ValSuccessFinal || again.RLSteps != first.RLSteps {
+		t.Fatalf("summaries differ: %+v vs %+v", first, again)
+	}
+}

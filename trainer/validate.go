@@ -33,6 +33,7 @@ func (r *run) validate(ctx context.Context, step int) (runlog.ValidationStats, e
 	m := stats.Metrics("val/")
 	m["time/validate_s"] = time.Since(began).Seconds()
 	r.log.Info("trainer: validation", "step", step, "success", stats.Success, "pass@k", stats.PassAtK, "k", k)
+	r.state.LastVal, r.state.LastValStep = &stats, step
 	return stats, r.record(step, m)
 }
 
