@@ -209,14 +209,14 @@ func DefaultConfig() Config {
 			ExperimentName: "toolworld-tiny",
 			OutputDir:      "runs/${trainer.experiment_name}",
 			Seed:           1,
-			RLSteps:        25,
-			TestFreq:       5,
-			SaveFreq:       25,
+			RLSteps:        30,
+			TestFreq:       10,
+			SaveFreq:       30,
 			ValBeforeTrain: true,
 			Progress:       true,
 		},
 		Data: DataConfig{
-			TrainBatchSize:    4,
+			TrainBatchSize:    8,
 			MaxPromptLength:   512,
 			MaxResponseLength: 512,
 			TrainSplit:        "train",
@@ -244,17 +244,19 @@ func DefaultConfig() Config {
 			},
 		},
 		Rollout: RolloutConfig{
-			N: 8, Temperature: 1, TopP: 1, ResponseLength: 64, MaxModelLen: 1024,
+			N: 4, Temperature: 1, TopP: 1, ResponseLength: 64, MaxModelLen: 1024,
 			MaxEnvLen: 256, MaxSteps: 3, Concurrency: 32, Sparse: true,
 			ValN: 4, ValTemperature: 1,
 		},
 		Actor: ActorConfig{
-			LR: 1e-4, LRWarmupSteps: 5, WeightDecay: 0.01, GradClip: 1, PPOEpochs: 1,
+			LR: 2e-4, LRWarmupSteps: 5, WeightDecay: 0.01, GradClip: 1, PPOEpochs: 1,
 			ClipRatioLow: 0.2, ClipRatioHigh: 0.28, ClipRatioC: 3, OffClipRangeHigh: 0.6,
 			UseKLLoss: true, KLLossCoef: 0.001, KLLossType: "low_var_kl", LossAggMode: "token-mean",
 		},
 		Algorithm: AlgorithmConfig{AdvEstimator: "grpo", NormAdvByStdInGRPO: true},
-		WarmStart: WarmStartConfig{Steps: 250, BatchSize: 16, LR: 1e-3},
+		// The warm start imitates the expert on 100 of the training tasks;
+		// RL then practises on all of them, most of which it has not seen.
+		WarmStart: WarmStartConfig{Steps: 250, BatchSize: 16, LR: 1e-3, Demos: 100},
 	}
 }
 
