@@ -388,11 +388,7 @@ func (r *run) record(step int, values map[string]float64) error {
 	if r.metrics == nil {
 		return nil
 	}
-	clean := make(map[string]float64, len(values))
-	for k, v := range values {
-		clean[k] = v
-	}
-	if err := r.metrics.Write(int64(step), clean); err != nil {
+	if err := r.metrics.Write(int64(step), values); err != nil {
 		return fmt.Errorf("trainer: metrics: %w", err)
 	}
 	return nil

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -184,7 +186,7 @@ func metricsWithoutTimes(t *testing.T, dir string) string {
 	for _, r := range records {
 		b.WriteString("step ")
 		b.WriteString(itoa64(r.Step))
-		for _, k := range sortedKeys(r.Values) {
+		for _, k := range slices.Sorted(maps.Keys(r.Values)) {
 			if strings.HasPrefix(k, "time/") {
 				continue
 			}

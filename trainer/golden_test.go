@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gomlx/gomlx/backends"
+
 	"github.com/org/agentevolver/internal/golden"
 	"github.com/org/agentevolver/model"
 	"github.com/org/agentevolver/trainer"

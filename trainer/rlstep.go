@@ -252,10 +252,3 @@ func countOnes(xs []int) int {
 	}
 	return n
 }
-
-func atoiOr(s string, def int) int {
-	if v, err := strconv.Atoi(s); err == nil {
-		return v
-	}
-	return def
-}

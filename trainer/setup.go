@@ -1,12 +1,12 @@
 package trainer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
-	"sort"
 
 	"github.com/gomlx/gomlx/backends"
 
@@ -125,7 +125,7 @@ func (e *environment) tasks(ctx context.Context, cfg Config, split string) ([]ag
 func loadTokenizer(ctx context.Context, cfg Config, env *environment, resume bool) (tokenizer.Tokenizer, tokenizer.ChatTemplate, int, error) {
 	src := cfg.Model.Tokenizer
 	if src == "" {
-		src = cmpOr(cfg.Model.Path, "byte")
+		src = cmp.Or(cfg.Model.Path, "byte")
 	}
 	var tok tokenizer.Tokenizer
 	if src == TokenizerFromEnv {
@@ -185,23 +185,6 @@ func newPolicyModel(ctx context.Context, cfg Config, tok tokenizer.Tokenizer, ba
 		return nil, fmt.Errorf("trainer: new policy: %w", err)
 	}
 	return m, nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
-// sortedKeys returns m's keys in order, for stable metric output.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // newRolloutPolicy returns the policy as a chat model sampling from m's

@@ -3,6 +3,7 @@ package trainer
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/org/agentevolver/agentflow"
@@ -54,4 +55,12 @@ func validationStats(tasks, k int, results []agentflow.Result) (runlog.Validatio
 		grouped[d][j] = runlog.Rollout{Score: rw.Outcome, Success: rw.SuccessRate >= 1}
 	}
 	return runlog.Validate(grouped, k)
+}
+
+// atoiOr parses s as an int, or returns def.
+func atoiOr(s string, def int) int {
+	if v, err := strconv.Atoi(s); err == nil {
+		return v
+	}
+	return def
 }
