@@ -1,0 +1,165 @@
+package gobackend
+
+import (
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/backends/notimplemented"
+	"github.com/pkg/errors"
+
+	"sync"
+)
+
+// BackendName to be used in GOMLX_BACKEND to specify this backend, e.g.
+// "gofast:ops_sequential". It differs from upstream's "go" so both can be
+// linked into one binary.
+const BackendName = "gofast"
+
+// Registers New() under BackendName.
+func init() {
+	backends.Register(BackendName, New)
+}
+
+// GetBackend returns a singleton backend for gofast, created with the default configuration.
+// The backend is only created at the first call of the function.
+//
+// The singleton is never destroyed.
+var GetBackend = sync.OnceValue(func() backends.Backend {
+	backend, err := New("")
+	if err != nil {
+		panic(err)
+	}
+	return backend
+})
+
+// New constructs a new gofast Backend. config is a comma-separated list of
+// the options upstream simplego accepts: parallelism=N, dotgeneral_small,
+// dotgeneral_large, dotgeneral_check, ops_sequential and ops_parallel.
+func New(config string) (backends.Backend, error) {
+	b := newDefaultBackend()
+	parts := strings.Split(config, ",")
+	for _, part := range parts {
+		key := part
+		var value string
+		if eqPos := strings.Index(part, "="); eqPos != -1 {
+			key, value = part[0:eqPos], part[eqPos+1:]
+		}
+		switch key {
+		case "parallelism":
+			vInt, err := strconv.Atoi(value)
+			if err != nil {
+				return nil, errors.Wrapf(err, "invalid value for %q in gofast backend config: needs an int, got %q", key, value)
+			}
+			b.workers.SetMaxParallelism(vInt)
+		case "dotgeneral_small":
+			// This will force DotGeneral operation to use the version designed for smaller matrices.
+			b.dotGeneralForceProblemSize = smallProblemSize
+		case "dotgeneral_large":
+			// This will force DotGeneral operation to use the version designed for large matrices.
+			b.dotGeneralForceProblemSize = largeProblemSize
+		case "dotgeneral_check":
+			// This will force every DotGeneral operation to be executed with both versions and the outputs compared.
+			// This is used exclusively for debugging purposes.
+			b.dotGeneralForceProblemSize = checkProblemSize
+		case "ops_sequential":
+			// This will force the ops to be executed sequentially.
+			// The default is running parallel if it's the only thing executing, otherwise sequentially.
+			b.opsExecutionType = opsExecutionSequential
+		case "ops_parallel":
+			// This will force the ops to be executed in parallel where possible.
+			// The default is running parallel if it's the only thing executing, otherwise sequentially.
+			b.opsExecutionType = opsExecutionParallel
+		case "":
+			// No-op, just skip.
+		default:
+			return nil, errors.Errorf("unknown configuration option %q for gofast backend -- valid configuration options are: "+
+				"parallelism=#workers, dotgeneral_small, dotgeneral_large, dotgeneral_check, ops_sequential, ops_parallel; see code for documentation", key)
+		}
+	}
+	return b, nil
+}
+
+func newDefaultBackend() *Backend {
+	b := &Backend{}
+	b.workers.Initialize()
+	return b
+}
+
+// Backend implements the backends.Backend interface.
+type Backend struct {
+	// bufferPools are a map to pools of buffers that can be reused.
+	// The underlying type is map[bufferPoolKey]*sync.Pool.
+	bufferPools sync.Map
+	workers     workersPool
+
+	numLiveExecutions atomic.Int32
+
+	// dotGeneralForceProblemSize allows a DotGeneral algorithm to always be used.
+	dotGeneralForceProblemSize dotGeneralProblemSizeType
+
+	// opsExecutionType defines how to execute the ops of a computation.
+	opsExecutionType opsExecutionType
+
+	// isFinalized is true if the backend has been isFinalized.
+	isFinalized bool
+}
+
+// Compile-time check that Backend implements backends.Backend.
+var _ backends.Backend = &Backend{}
+
+// Name returns the short name of the backend. E.g.: "xla" for the Xla/PJRT plugin.
+func (b *Backend) Name() string {
+	return "gofast (SimpleGo fork)"
+}
+
+// String implement backends.Backend.
+func (b *Backend) String() string { return BackendName }
+
+// Description is a longer description of the Backend that can be used to pretty-print.
+func (b *Backend) Description() string {
+	return "Pure-Go backend forked from GoMLX simplego v0.26.0, with SIMD float32 matmul"
+}
+
+// NumDevices return the number of devices available for this Backend.
+func (b *Backend) NumDevices() int {
+	return 1
+}
+
+// DeviceDescription returns a description of the device with the given deviceNum.
+func (b *Backend) DeviceDescription(deviceNum backends.DeviceNum) string {
+	return "device#0"
+}
+
+// Capabilities returns information about what is supported by this backend.
+func (b *Backend) Capabilities() backends.Capabilities {
+	return Capabilities
+}
+
+// Builder creates a new builder used to construct a named computation.
+func (b *Backend) Builder(name string) backends.Builder {
+	builder := &Builder{
+		backend: b,
+		name:    name,
+	}
+	// Set the "not implemented" custom message:
+	builder.Builder.ErrFn = notImplementedError
+	return builder
+}
+
+func notImplementedError(opType backends.OpType) error {
+	return errors.Wrapf(notimplemented.NotImplementedError, "sorry, op %q not implemented in gofast (SimpleGo fork)",
+		opType)
+}
+
+// Finalize releases all the associated resources immediately, and makes the backend invalid.
+func (b *Backend) Finalize() {
+	b.isFinalized = true
+	b.bufferPools.Clear()
+}
+
+// IsFinalized returns true if the backend has been isFinalized.
+func (b *Backend) IsFinalized() bool {
+	return b.isFinalized
+}
