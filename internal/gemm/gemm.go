@@ -1,0 +1,435 @@
+package gemm
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// Params describes a batched float32 matrix product C = A·B over strided
+// views:
+//
+//	A[b, i, p] = A[b*ABatchStride + i*ARowStride + p*AColStride]   (M x K)
+//	B[b, p, j] = B[b*BBatchStride + p*BRowStride + j*BColStride]   (K x N)
+//	C[b, i, j] = C[(b*M + i)*N + j]                                (dense, overwritten)
+//
+// Strides must be non-negative; a stride of 0 repeats data (e.g. a batch
+// stride of 0 shares one matrix across the batch).
+type Params struct {
+	Batch, M, N, K int
+
+	A                                    []float32
+	ABatchStride, ARowStride, AColStride int
+
+	B                                    []float32
+	BBatchStride, BRowStride, BColStride int
+
+	C []float32
+
+	// MaxWorkers bounds the goroutines used (the caller's included); values
+	// below 1 mean 1, and it is capped at GOMAXPROCS. Small problems use
+	// fewer workers than allowed, because starting goroutines costs more than
+	// it saves on them.
+	MaxWorkers int
+
+	// ISA forces a kernel implementation; Auto (the zero value) picks the best.
+	ISA ISA
+}
+
+// ErrInvalid reports Params that are inconsistent (negative sizes or
+// strides, slices too short for the described views).
+var ErrInvalid = errors.New("gemm: invalid parameters")
+
+// Blocking parameters. kc bounds the depth of one pass so a packed B panel
+// (kc x 32 float32 = 32 KiB) stays in L1 while a packed block of A (mc x kc)
+// stays in L2. Each output element sums its products in order p = 0..K-1
+// within a kc block and adds the blocks in order, whatever the worker count,
+// so results are deterministic.
+const (
+	kc = 256
+	mc = 96
+	// noPackMaxM is the largest M for which B is read in place (when its
+	// rows are contiguous) instead of packed: for so few rows packing B would
+	// cost about as much memory traffic as the product itself.
+	noPackMaxM = 16
+	// minFlopsPerWorker is the least work (2*M*N*K per task share) worth
+	// a goroutine; below it a goroutine's start-up dominates.
+	minFlopsPerWorker = 1 << 21
+)
+
+// Multiply computes C = A·B as described by p. It returns an error wrapping
+// ErrInvalid for inconsistent parameters, or an error naming an ISA the
+// machine cannot run; it never panics.
+func Multiply(p *Params) (err error) {
+	if err := p.validate(); err != nil {
+		return err
+	}
+	ks, err := kernelsFor(p.ISA)
+	if err != nil {
+		return err
+	}
+	if p.Batch == 0 || p.M == 0 || p.N == 0 {
+		return nil
+	}
+	if p.K == 0 {
+		clear(p.C[:p.Batch*p.M*p.N])
+		return nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("gemm: %v", r)
+		}
+	}()
+	return newPlan(p, ks).run()
+}
+
+func (p *Params) validate() error {
+	if p.Batch < 0 || p.M < 0 || p.N < 0 || p.K < 0 {
+		return fmt.Errorf("%w: negative size batch=%d m=%d n=%d k=%d", ErrInvalid, p.Batch, p.M, p.N, p.K)
+	}
+	if p.ABatchStride < 0 || p.ARowStride < 0 || p.AColStride < 0 ||
+		p.BBatchStride < 0 || p.BRowStride < 0 || p.BColStride < 0 {
+		return fmt.Errorf("%w: negative stride", ErrInvalid)
+	}
+	if p.Batch == 0 || p.M == 0 || p.N == 0 {
+		return nil
+	}
+	if need := p.Batch * p.M * p.N; len(p.C) < need {
+		return fmt.Errorf("%w: len(C)=%d < %d", ErrInvalid, len(p.C), need)
+	}
+	if p.K == 0 {
+		return nil
+	}
+	if last := (p.Batch-1)*p.ABatchStride + (p.M-1)*p.ARowStride + (p.K-1)*p.AColStride; last >= len(p.A) {
+		return fmt.Errorf("%w: A view reaches index %d, len(A)=%d", ErrInvalid, last, len(p.A))
+	}
+	if last := (p.Batch-1)*p.BBatchStride + (p.K-1)*p.BRowStride + (p.N-1)*p.BColStride; last >= len(p.B) {
+		return fmt.Errorf("%w: B view reaches index %d, len(B)=%d", ErrInvalid, last, len(p.B))
+	}
+	return nil
+}
+
+// plan splits a Multiply into tasks: a task is one batch item's block of
+// rows and columns. Tasks are independent (each output element belongs to
+// exactly one), so any worker may run any task.
+type plan struct {
+	p  *Params
+	ks *kernelSet
+
+	nr     int  // widest tile in columns
+	noPack bool // B read in place (contiguous rows, few output rows)
+
+	rowChunks, colChunks int // tasks per batch item
+	rowStep, colStep     int // rows / columns per task (multiples of maxMR / nr)
+	workers              int
+
+	// Packed B shared by the tasks of one batch item; used only when a batch
+	// item is split into several tasks (else each task packs into its own
+	// scratch).
+	sharedB    [][]float32
+	sharedOnce []sync.Once
+}
+
+func newPlan(p *Params, ks *kernelSet) *plan {
+	pl := &plan{p: p, ks: ks, nr: ks.nr()}
+	pl.noPack = p.BColStride == 1 && p.M <= noPackMaxM
+
+	workers := min(max(p.MaxWorkers, 1), runtime.GOMAXPROCS(0))
+	flops := 2 * p.Batch * p.M * p.N * p.K
+	workers = max(1, min(workers, flops/minFlopsPerWorker))
+
+	pl.rowChunks, pl.colChunks = 1, 1
+	if p.Batch < workers {
+		need := (workers + p.Batch - 1) / p.Batch
+		rowPanels := (p.M + ks.maxMR - 1) / ks.maxMR
+		colPanels := (p.N + pl.nr - 1) / pl.nr
+		if !pl.noPack && rowPanels >= need {
+			pl.rowChunks = need
+		} else {
+			pl.colChunks = min(need, colPanels)
+		}
+	}
+	pl.rowStep = ceilDiv((p.M+ks.maxMR-1)/ks.maxMR, pl.rowChunks) * ks.maxMR
+	pl.rowChunks = ceilDiv(p.M, pl.rowStep)
+	pl.colStep = ceilDiv((p.N+pl.nr-1)/pl.nr, pl.colChunks) * pl.nr
+	pl.colChunks = ceilDiv(p.N, pl.colStep)
+	pl.workers = min(workers, p.Batch*pl.rowChunks*pl.colChunks)
+
+	if !pl.noPack && pl.rowChunks*pl.colChunks > 1 {
+		pl.sharedB = make([][]float32, p.Batch)
+		pl.sharedOnce = make([]sync.Once, p.Batch)
+	}
+	return pl
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// run executes all tasks on pl.workers goroutines (the caller's included),
+// each pulling task numbers from a shared counter.
+func (pl *plan) run() error {
+	numTasks := pl.p.Batch * pl.rowChunks * pl.colChunks
+	var next atomic.Int64
+	var firstErr error
+	var errOnce sync.Once
+	work := func() {
+		s := getScratch()
+		defer putScratch(s)
+		defer func() {
+			// A panic here is an internal error (a failed checkTile); report
+			// it instead of crashing the program from a goroutine.
+			if r := recover(); r != nil {
+				errOnce.Do(func() { firstErr = fmt.Errorf("gemm: %v", r) })
+			}
+		}()
+		for {
+			t := int(next.Add(1)) - 1
+			if t >= numTasks {
+				return
+			}
+			b := t / (pl.rowChunks * pl.colChunks)
+			rc := t % (pl.rowChunks * pl.colChunks)
+			i0 := (rc / pl.colChunks) * pl.rowStep
+			j0 := (rc % pl.colChunks) * pl.colStep
+			pl.task(s, b, i0, min(i0+pl.rowStep, pl.p.M), j0, min(j0+pl.colStep, pl.p.N))
+		}
+	}
+	var wg sync.WaitGroup
+	for range pl.workers - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+	if pl.sharedB != nil {
+		for _, buf := range pl.sharedB {
+			if buf != nil {
+				putFloats(buf)
+			}
+		}
+	}
+	return firstErr
+}
+
+// packedBLen is the size of B packed for all kc blocks: every block holds
+// ceil(N/width) vectors of columns, zero-padded.
+func (pl *plan) packedBLen() int {
+	w := pl.ks.width
+	return pl.p.K * ceilDiv(pl.p.N, w) * w
+}
+
+// packedB returns batch item b's packed B, packing it on first use.
+func (pl *plan) packedB(s *scratch, b int) []float32 {
+	if pl.sharedB == nil {
+		s.b = growFloats(s.b, pl.packedBLen())
+		pl.packB(s.b, b)
+		return s.b
+	}
+	pl.sharedOnce[b].Do(func() {
+		buf := getFloats(pl.packedBLen())
+		pl.packB(buf, b)
+		pl.sharedB[b] = buf
+	})
+	return pl.sharedB[b]
+}
+
+// task computes C[b, i0:i1, j0:j1]; j0 is a multiple of nr.
+func (pl *plan) task(s *scratch, b, i0, i1, j0, j1 int) {
+	p, ks := pl.p, pl.ks
+	w := ks.width
+	nPad := ceilDiv(p.N, w) * w
+	cBase := b * p.M * p.N
+
+	if pl.noPack {
+		pl.taskNoPack(s, b, i0, i1, j0, j1)
+		return
+	}
+	bp := pl.packedB(s, b)
+	aBase := b * p.ABatchStride
+	for pc := 0; pc < p.K; pc += kc {
+		kcb := min(kc, p.K-pc)
+		bBlock := pc * nPad // packed blocks before this one hold kc*nPad each
+		for ic := i0; ic < i1; ic += mc {
+			mcb := min(mc, i1-ic)
+			s.a = growFloats(s.a, mcb*kcb)
+			packA(s.a, p.A, aBase+ic*p.ARowStride+pc*p.AColStride, p.ARowStride, p.AColStride, mcb, kcb, ks.maxMR)
+			for jr := j0; jr < j1; jr += pl.nr {
+				ncols := min(pl.nr, j1-jr)
+				nv := ceilDiv(ncols, w)
+				bOff := bBlock + kcb*jr // panels before jr are nr wide
+				for ir := 0; ir < mcb; ir += ks.maxMR {
+					mr := min(ks.maxMR, mcb-ir)
+					pl.tile(s, mr, nv, ncols, kcb, s.a, ir*kcb, bp, bOff, nv*w,
+						cBase+(ic+ir)*p.N+jr, pc > 0)
+				}
+			}
+		}
+	}
+}
+
+// taskNoPack handles few rows with B's rows contiguous: full-width panels
+// read B in place (ldb = BRowStride); only a ragged last panel is packed
+// (zero-padded) so the kernels never read past B's columns.
+func (pl *plan) taskNoPack(s *scratch, b, i0, i1, j0, j1 int) {
+	p, ks := pl.p, pl.ks
+	w := ks.width
+	cBase := b * p.M * p.N
+	aBase := b * p.ABatchStride
+	bBase := b * p.BBatchStride
+	mrows := i1 - i0
+	s.a = growFloats(s.a, mrows*p.K)
+	packA(s.a, p.A, aBase+i0*p.ARowStride, p.ARowStride, p.AColStride, mrows, p.K, ks.maxMR)
+	for jr := j0; jr < j1; jr += pl.nr {
+		ncols := min(pl.nr, j1-jr)
+		nv := ceilDiv(ncols, w)
+		bsrc, bOff, ldb := p.B, bBase+jr, p.BRowStride
+		if ncols != nv*w {
+			s.b = growFloats(s.b, p.K*nv*w)
+			packBPanel(s.b, p.B, bBase+jr*p.BColStride, p.BRowStride, p.BColStride, p.K, ncols, nv*w)
+			bsrc, bOff, ldb = s.b, 0, nv*w
+		}
+		for ir := 0; ir < mrows; ir += ks.maxMR {
+			mr := min(ks.maxMR, mrows-ir)
+			pl.tile(s, mr, nv, ncols, p.K, s.a, ir*p.K, bsrc, bOff, ldb, cBase+(i0+ir)*p.N+jr, false)
+		}
+	}
+}
+
+// tile runs one kernel call for an mr x ncols block of C at cOff, through a
+// scratch tile when ncols is not a whole number of vectors (the kernels
+// always store whole vectors).
+func (pl *plan) tile(s *scratch, mr, nv, ncols, k int, a []float32, aOff int, b []float32, bOff, ldb, cOff int, accum bool) {
+	ks, n := pl.ks, pl.p.N
+	full := nv * ks.width
+	if ncols == full {
+		ks.run(mr, nv, k, a, aOff, b, bOff, ldb, pl.p.C, cOff, n, accum)
+		return
+	}
+	s.tile = growFloats(s.tile, mr*full)
+	ks.run(mr, nv, k, a, aOff, b, bOff, ldb, s.tile, 0, full, false)
+	c := pl.p.C
+	for i := range mr {
+		dst := c[cOff+i*n : cOff+i*n+ncols]
+		src := s.tile[i*full : i*full+ncols]
+		if accum {
+			// Same order as the kernels' accum: old C plus this block's sum.
+			for j := range dst {
+				dst[j] += src[j]
+			}
+		} else {
+			copy(dst, src)
+		}
+	}
+}
+
+// packB packs batch item b's B for every kc block: block pc holds panels of
+// nr columns (the last one narrower, rounded up to whole vectors), each
+// kcb rows of its width.
+func (pl *plan) packB(dst []float32, b int) {
+	p := pl.p
+	w := pl.ks.width
+	nPad := ceilDiv(p.N, w) * w
+	bBase := b * p.BBatchStride
+	for pc := 0; pc < p.K; pc += kc {
+		kcb := min(kc, p.K-pc)
+		block := dst[pc*nPad : pc*nPad+kcb*nPad]
+		for jr := 0; jr < p.N; jr += pl.nr {
+			ncols := min(pl.nr, p.N-jr)
+			width := ceilDiv(ncols, w) * w
+			packBPanel(block[kcb*jr:kcb*jr+kcb*width], p.B, bBase+pc*p.BRowStride+jr*p.BColStride,
+				p.BRowStride, p.BColStride, kcb, ncols, width)
+		}
+	}
+}
+
+// packBPanel writes dst[p*width + j] = src[off + p*rs + j*cs] for p < k and
+// j < ncols, and zeros for ncols <= j < width.
+func packBPanel(dst, src []float32, off, rs, cs, k, ncols, width int) {
+	dst = dst[:k*width]
+	switch {
+	case cs == 1:
+		for p := range k {
+			row := dst[p*width : (p+1)*width]
+			copy(row, src[off+p*rs:off+p*rs+ncols])
+			clear(row[ncols:])
+		}
+	case rs == 1:
+		// Columns are contiguous: read each once, scatter down the panel.
+		if ncols < width {
+			clear(dst)
+		}
+		for j := range ncols {
+			col := src[off+j*cs : off+j*cs+k]
+			for p, v := range col {
+				dst[p*width+j] = v
+			}
+		}
+	default:
+		for p := range k {
+			row := dst[p*width : (p+1)*width]
+			for j := range ncols {
+				row[j] = src[off+p*rs+j*cs]
+			}
+			clear(row[ncols:])
+		}
+	}
+}
+
+// packA packs rows 0..m-1 (of A at off, row stride rs, column stride cs)
+// for k steps into panels of maxMR rows: panel r0 starts at r0*k and holds
+// dst[r0*k + p*mr + i] = A[r0+i, p], mr being the panel's row count.
+func packA(dst, src []float32, off, rs, cs, m, k, maxMR int) {
+	for r0 := 0; r0 < m; r0 += maxMR {
+		mr := min(maxMR, m-r0)
+		panel := dst[r0*k : r0*k+mr*k]
+		base := off + r0*rs
+		switch {
+		case cs == 1:
+			for i := range mr {
+				row := src[base+i*rs : base+i*rs+k]
+				for p, v := range row {
+					panel[p*mr+i] = v
+				}
+			}
+		case rs == 1:
+			for p := range k {
+				copy(panel[p*mr:p*mr+mr], src[base+p*cs:base+p*cs+mr])
+			}
+		default:
+			for p := range k {
+				for i := range mr {
+					panel[p*mr+i] = src[base+i*rs+p*cs]
+				}
+			}
+		}
+	}
+}
+
+// scratch holds one worker's packing buffers, reused through a pool so
+// steady-state calls do not allocate.
+type scratch struct {
+	a, b, tile []float32
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+func getScratch() *scratch  { return scratchPool.Get().(*scratch) }
+func putScratch(s *scratch) { scratchPool.Put(s) }
+
+func growFloats(buf []float32, n int) []float32 {
+	if cap(buf) < n {
+		return make([]float32, n)
+	}
+	return buf[:n]
+}
+
+var floatsPool sync.Pool
+
+func getFloats(n int) []float32 {
+	if v, ok := floatsPool.Get().(*[]float32); ok && cap(*v) >= n {
+		return (*v)[:n]
+	}
+	return make([]float32, n)
+}
+
+func putFloats(buf []float32) { floatsPool.Put(&buf) }

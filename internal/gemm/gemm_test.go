@@ -1,0 +1,276 @@
+package gemm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// layout says how a test operand is stored.
+type layout int
+
+const (
+	rowMajor  layout = iota // contiguous rows (column stride 1)
+	colMajor                // contiguous columns (row stride 1), i.e. transposed
+	padded                  // row-major with a row pitch wider than the row
+	strided                 // neither stride 1: every other element
+	broadcast               // batch stride 0: one matrix shared by the batch
+	numLayouts
+)
+
+func (l layout) String() string {
+	return [...]string{"rowMajor", "colMajor", "padded", "strided", "broadcast"}[l]
+}
+
+// operand builds a random batch of rows x cols matrices stored in layout l and
+// returns the backing slice and its strides.
+func operand(rng *rand.Rand, batch, rows, cols int, l layout) (data []float32, bs, rs, cs int) {
+	switch l {
+	case rowMajor:
+		rs, cs, bs = cols, 1, rows*cols
+	case colMajor:
+		rs, cs, bs = 1, rows, rows*cols
+	case padded:
+		rs, cs, bs = cols+3, 1, rows*(cols+3)+5
+	case strided:
+		rs, cs, bs = 2*cols, 2, 2*rows*cols
+	case broadcast:
+		rs, cs, bs = cols, 1, 0
+	}
+	size := (batch-1)*bs + (rows-1)*rs + (cols-1)*cs + 1
+	data = make([]float32, size)
+	for i := range data {
+		// NaN fill makes any read of an element outside the view visible.
+		data[i] = float32(math.NaN())
+	}
+	for b := range batch {
+		for i := range rows {
+			for j := range cols {
+				data[b*bs+i*rs+j*cs] = float32(rng.NormFloat64())
+			}
+		}
+	}
+	return
+}
+
+// reference computes the product in float64, plus each element's sum of
+// |a|·|b| for an error bound.
+func reference(p *Params) (want, mag []float64) {
+	want = make([]float64, p.Batch*p.M*p.N)
+	mag = make([]float64, len(want))
+	for b := range p.Batch {
+		for i := range p.M {
+			for j := range p.N {
+				var s, m float64
+				for k := range p.K {
+					av := float64(p.A[b*p.ABatchStride+i*p.ARowStride+k*p.AColStride])
+					bv := float64(p.B[b*p.BBatchStride+k*p.BRowStride+j*p.BColStride])
+					s += av * bv
+					m += math.Abs(av * bv)
+				}
+				want[(b*p.M+i)*p.N+j] = s
+				mag[(b*p.M+i)*p.N+j] = m
+			}
+		}
+	}
+	return
+}
+
+func makeParams(rng *rand.Rand, batch, m, n, k int, la, lb layout) *Params {
+	p := &Params{Batch: batch, M: m, N: n, K: k}
+	p.A, p.ABatchStride, p.ARowStride, p.AColStride = operand(rng, batch, m, k, la)
+	p.B, p.BBatchStride, p.BRowStride, p.BColStride = operand(rng, batch, k, n, lb)
+	p.C = make([]float32, batch*m*n)
+	for i := range p.C {
+		p.C[i] = 12345 // must be overwritten
+	}
+	return p
+}
+
+// check runs p and compares with the float64 reference; the bound is a few
+// float32 roundings per term of the sum, relative to sum |a·b|.
+func check(t *testing.T, p *Params) {
+	t.Helper()
+	if err := Multiply(p); err != nil {
+		t.Fatalf("Multiply: %v", err)
+	}
+	want, mag := reference(p)
+	tol := float64(p.K+2) * 1.2e-7
+	for idx, w := range want {
+		got := float64(p.C[idx])
+		if math.IsNaN(got) || math.Abs(got-w) > tol*mag[idx]+1e-6 {
+			t.Fatalf("batch=%d m=%d n=%d k=%d isa=%s: C[%d]=%g want %g (tol %g)",
+				p.Batch, p.M, p.N, p.K, p.ISA, idx, got, w, tol*mag[idx])
+		}
+	}
+}
+
+var oddSizes = []int{1, 3, 17, 31, 33, 65, 127}
+
+func TestMultiplyOddSizes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, isa := range Supported() {
+		t.Run(isa.String(), func(t *testing.T) {
+			for _, m := range oddSizes {
+				for _, n := range oddSizes {
+					k := oddSizes[rng.IntN(len(oddSizes))]
+					p := makeParams(rng, 1, m, n, k, rowMajor, rowMajor)
+					p.ISA = isa
+					check(t, p)
+				}
+			}
+		})
+	}
+}
+
+// TestMultiplyLayouts covers the layouts DotGeneral produces (either operand
+// transposed, batched, broadcast) and sizes that cross the kc/mc blocking and
+// the no-pack threshold.
+func TestMultiplyLayouts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	shapes := [][4]int{ // batch, m, n, k
+		{1, 1, 1, 1}, {2, 5, 7, 3}, {3, 16, 33, 17}, {1, 17, 48, 9},
+		{2, 33, 65, 257}, {1, 130, 40, 300}, {4, 12, 32, 64}, {1, 200, 17, 513},
+	}
+	for _, isa := range Supported() {
+		for la := range numLayouts {
+			for lb := range numLayouts {
+				for _, s := range shapes {
+					name := fmt.Sprintf("%s/A=%s/B=%s/%v", isa, la, lb, s)
+					p := makeParams(rng, s[0], s[1], s[2], s[3], la, lb)
+					p.ISA = isa
+					p.MaxWorkers = 1 + rng.IntN(4)
+					t.Run(name, func(t *testing.T) { check(t, p) })
+				}
+			}
+		}
+	}
+}
+
+// TestMultiplyDeterministic checks that the worker count and the ISA's tile
+// shape choice do not change any bit of the result for a given ISA.
+func TestMultiplyDeterministic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, s := range [][4]int{{1, 301, 97, 520}, {3, 64, 200, 40}, {1, 8, 1000, 300}} {
+		for _, isa := range Supported() {
+			p := makeParams(rng, s[0], s[1], s[2], s[3], rowMajor, colMajor)
+			p.ISA = isa
+			var results [][]float32
+			for _, workers := range []int{1, 2, 3, 8} {
+				p.MaxWorkers = workers
+				clear(p.C)
+				if err := Multiply(p); err != nil {
+					t.Fatal(err)
+				}
+				results = append(results, slices.Clone(p.C))
+			}
+			for i := 1; i < len(results); i++ {
+				if !slices.Equal(results[0], results[i]) {
+					t.Fatalf("%v %s: result with worker setting #%d differs from 1 worker", s, isa, i)
+				}
+			}
+		}
+	}
+}
+
+func TestMultiplyInvalid(t *testing.T) {
+	good := func() *Params {
+		return &Params{Batch: 1, M: 2, N: 2, K: 2, A: make([]float32, 4), ARowStride: 2, AColStride: 1,
+			B: make([]float32, 4), BRowStride: 2, BColStride: 1, C: make([]float32, 4)}
+	}
+	if err := Multiply(good()); err != nil {
+		t.Fatalf("valid params: %v", err)
+	}
+	for name, mod := range map[string]func(*Params){
+		"short A":  func(p *Params) { p.A = p.A[:3] },
+		"short B":  func(p *Params) { p.B = p.B[:3] },
+		"short C":  func(p *Params) { p.C = p.C[:3] },
+		"negative": func(p *Params) { p.M = -1 },
+		"stride":   func(p *Params) { p.AColStride = -1 },
+	} {
+		p := good()
+		mod(p)
+		if err := Multiply(p); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: got %v, want ErrInvalid", name, err)
+		}
+	}
+	p := good()
+	p.ISA = ISA(99)
+	if err := Multiply(p); err == nil {
+		t.Error("unknown ISA accepted")
+	}
+}
+
+func TestMultiplyZeroK(t *testing.T) {
+	p := &Params{Batch: 2, M: 3, N: 4, C: make([]float32, 24)}
+	for i := range p.C {
+		p.C[i] = 1
+	}
+	if err := Multiply(p); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range p.C {
+		if v != 0 {
+			t.Fatalf("K=0 must give zeros, got %v", p.C)
+		}
+	}
+}
+
+// FuzzMultiply checks random shapes, layouts and worker counts against the
+// reference on every supported ISA.
+func FuzzMultiply(f *testing.F) {
+	f.Add(uint8(1), uint16(1), uint16(1), uint16(1), uint8(0), uint8(0), uint8(1))
+	f.Add(uint8(2), uint16(33), uint16(17), uint16(65), uint8(1), uint8(1), uint8(2))
+	f.Add(uint8(1), uint16(13), uint16(300), uint16(257), uint8(0), uint8(3), uint8(4))
+	f.Fuzz(func(t *testing.T, batch uint8, m, n, k uint16, la, lb, workers uint8) {
+		b, mm, nn, kk := int(batch%4)+1, int(m%300)+1, int(n%300)+1, int(k%600)+1
+		rng := rand.New(rand.NewPCG(uint64(m), uint64(n)))
+		for _, isa := range Supported() {
+			p := makeParams(rng, b, mm, nn, kk, layout(la)%numLayouts, layout(lb)%numLayouts)
+			p.ISA = isa
+			p.MaxWorkers = int(workers % 8)
+			check(t, p)
+		}
+	})
+}
+
+// benchShape reports GFLOP/s for one shape (A row-major, B row-major like a
+// weight matrix, or transposed like attention keys).
+func benchShape(b *testing.B, batch, m, n, k int, lb layout, isa ISA, workers int) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	p := makeParams(rng, batch, m, n, k, rowMajor, lb)
+	p.ISA, p.MaxWorkers = isa, workers
+	b.ResetTimer()
+	for b.Loop() {
+		if err := Multiply(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(2*batch*m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+func BenchmarkMultiply(b *testing.B) {
+	shapes := []struct {
+		name           string
+		batch, m, n, k int
+		lb             layout
+	}{
+		{"2048x256x768", 1, 2048, 768, 256, rowMajor},
+		{"2048x768x256", 1, 2048, 256, 768, rowMajor},
+		{"batch64_256x256x32", 64, 256, 256, 32, colMajor},
+		{"batch64_256x32x256", 64, 256, 32, 256, rowMajor},
+		{"8x4096x256", 1, 8, 4096, 256, rowMajor},
+	}
+	for _, s := range shapes {
+		for _, isa := range Supported() {
+			for _, workers := range []int{1, 2} {
+				b.Run(fmt.Sprintf("%s/%s/w%d", s.name, isa, workers), func(b *testing.B) {
+					benchShape(b, s.batch, s.m, s.n, s.k, s.lb, isa, workers)
+				})
+			}
+		}
+	}
+}

@@ -1,0 +1,42 @@
+//go:build amd64 && !purego
+
+package gemm
+
+import "golang.org/x/sys/cpu"
+
+//go:generate go run gen_kernels.go
+
+// hasAVX512 and hasAVX2 are fixed at start-up; x/sys/cpu also checks that
+// the OS saves the wide registers.
+var (
+	hasAVX512 = cpu.X86.HasAVX512F
+	hasAVX2   = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+)
+
+// asmKernel is the signature of the generated assembly kernels.
+type asmKernel func(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
+
+var avx512Kernels = &kernelSet{
+	isa: AVX512, maxMR: len(kernelsAVX512), width: 16, maxNV: len(kernelsAVX512[0]),
+	run: func(mr, nv, k int, a []float32, aOff int, b []float32, bOff, ldb int, c []float32, cOff, ldc int, accum bool) {
+		runAsm(&kernelsAVX512[mr-1][nv-1], 16, mr, nv, k, a, aOff, b, bOff, ldb, c, cOff, ldc, accum)
+	},
+}
+
+var avx2Kernels = &kernelSet{
+	isa: AVX2, maxMR: len(kernelsAVX2), width: 8, maxNV: len(kernelsAVX2[0]),
+	run: func(mr, nv, k int, a []float32, aOff int, b []float32, bOff, ldb int, c []float32, cOff, ldc int, accum bool) {
+		runAsm(&kernelsAVX2[mr-1][nv-1], 8, mr, nv, k, a, aOff, b, bOff, ldb, c, cOff, ldc, accum)
+	},
+}
+
+func runAsm(kern *asmKernel, width, mr, nv, k int, a []float32, aOff int, b []float32, bOff, ldb int, c []float32, cOff, ldc int, accum bool) {
+	checkTile(mr, nv*width, k, a, aOff, b, bOff, ldb, c, cOff, ldc)
+	acc := 0
+	if accum {
+		acc = 1
+	}
+	// The driver never calls a kernel with k == 0, so &a[aOff] and &b[bOff]
+	// are in range (checkTile verified the whole tile).
+	(*kern)(k, &a[aOff], &b[bOff], ldb, &c[cOff], ldc, acc)
+}
