@@ -269,7 +269,9 @@ func (pl *plan) task(s *scratch, b, i0, i1, j0, j1 int) {
 
 // taskNoPack handles few rows with B's rows contiguous: full-width panels
 // read B in place (ldb = BRowStride); only a ragged last panel is packed
-// (zero-padded) so the kernels never read past B's columns.
+// (zero-padded) so the kernels never read past B's columns. Depth is still
+// blocked by kc, which keeps the summation order (and rounding) the same
+// kind as the packed path's: per-block partial sums added in block order.
 func (pl *plan) taskNoPack(s *scratch, b, i0, i1, j0, j1 int) {
 	p, ks := pl.p, pl.ks
 	w := ks.width
@@ -277,20 +279,24 @@ func (pl *plan) taskNoPack(s *scratch, b, i0, i1, j0, j1 int) {
 	aBase := b * p.ABatchStride
 	bBase := b * p.BBatchStride
 	mrows := i1 - i0
-	s.a = growFloats(s.a, mrows*p.K)
-	packA(s.a, p.A, aBase+i0*p.ARowStride, p.ARowStride, p.AColStride, mrows, p.K, ks.maxMR)
-	for jr := j0; jr < j1; jr += pl.nr {
-		ncols := min(pl.nr, j1-jr)
-		nv := ceilDiv(ncols, w)
-		bsrc, bOff, ldb := p.B, bBase+jr, p.BRowStride
-		if ncols != nv*w {
-			s.b = growFloats(s.b, p.K*nv*w)
-			packBPanel(s.b, p.B, bBase+jr*p.BColStride, p.BRowStride, p.BColStride, p.K, ncols, nv*w)
-			bsrc, bOff, ldb = s.b, 0, nv*w
-		}
-		for ir := 0; ir < mrows; ir += ks.maxMR {
-			mr := min(ks.maxMR, mrows-ir)
-			pl.tile(s, mr, nv, ncols, p.K, s.a, ir*p.K, bsrc, bOff, ldb, cBase+(i0+ir)*p.N+jr, false)
+	for pc := 0; pc < p.K; pc += kc {
+		kcb := min(kc, p.K-pc)
+		s.a = growFloats(s.a, mrows*kcb)
+		packA(s.a, p.A, aBase+i0*p.ARowStride+pc*p.AColStride, p.ARowStride, p.AColStride, mrows, kcb, ks.maxMR)
+		bRows := bBase + pc*p.BRowStride
+		for jr := j0; jr < j1; jr += pl.nr {
+			ncols := min(pl.nr, j1-jr)
+			nv := ceilDiv(ncols, w)
+			bsrc, bOff, ldb := p.B, bRows+jr, p.BRowStride
+			if ncols != nv*w {
+				s.b = growFloats(s.b, kcb*nv*w)
+				packBPanel(s.b, p.B, bRows+jr*p.BColStride, p.BRowStride, p.BColStride, kcb, ncols, nv*w)
+				bsrc, bOff, ldb = s.b, 0, nv*w
+			}
+			for ir := 0; ir < mrows; ir += ks.maxMR {
+				mr := min(ks.maxMR, mrows-ir)
+				pl.tile(s, mr, nv, ncols, kcb, s.a, ir*kcb, bsrc, bOff, ldb, cBase+(i0+ir)*p.N+jr, pc > 0)
+			}
 		}
 	}
 }

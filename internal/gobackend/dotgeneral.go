@@ -221,6 +221,15 @@ func execDotGeneral(backend *Backend, node *Node, inputs []*Buffer, _ []bool) (*
 	outputShape := node.shape
 	dtype := lhs.shape.DType
 	output := backend.getBufferForShape(outputShape)
+	if dtype == dtypes.Float32 && backend.dotGeneralForceProblemSize == unknownProblemSize {
+		// gofast: float32 uses the SIMD GEMM; the dotgeneral_* options still
+		// select upstream's kernels, for comparison and debugging.
+		if err := execDotGeneralGemm(backend, lhs, rhs, params, output); err != nil {
+			backend.putBuffer(output)
+			return nil, err
+		}
+		return output, nil
+	}
 	output.Zeros()
 
 	// Problem size (per example of the batch):
