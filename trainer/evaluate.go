@@ -25,6 +25,10 @@ type EvalOptions struct {
 	// Tasks evaluates the first Tasks tasks of the split; 0 means
 	// Config.Data.ValTasks (0 there means all).
 	Tasks int
+	// Trajectories, when set, receives every episode as one JSON line
+	// (agentflow.ReadTrajectories reads them back), ordered by task and
+	// rollout.
+	Trajectories io.Writer
 }
 
 // Evaluate runs K rollouts of every task of a split with a saved policy at
@@ -57,7 +61,7 @@ func Evaluate(ctx context.Context, cfg Config, opts Options, eo EvalOptions) (st
 	if err := cfg.Validate(); err != nil {
 		return stats, err
 	}
-	r := &run{cfg: cfg, log: opts.Logger, out: opts.Output, hooks: opts.Hooks}
+	r := &run{cfg: cfg, log: opts.Logger, out: opts.Output, hooks: opts.Hooks, valTrajectories: eo.Trajectories}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}

@@ -104,8 +104,10 @@ type run struct {
 	train   []agentevolver.Task
 	val     []agentevolver.Task
 	metrics *runlog.MetricsWriter
-	state   runState
-	started time.Time
+	// valTrajectories, when set, receives validation episodes as JSONL.
+	valTrajectories io.Writer
+	state           runState
+	started         time.Time
 }
 
 // runState is what a checkpoint records besides weights and optimiser

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/agentflow"
 	"github.com/org/agentevolver/internal/runlog"
 )
 
@@ -250,12 +251,25 @@ func TestFitWithLearnedTokenizer(t *testing.T) {
 			t.Errorf("no tokenizer in %s: %v", d, err)
 		}
 	}
-	stats, err := Evaluate(context.Background(), cfg, Options{}, EvalOptions{Checkpoint: filepath.Join(cfg.Trainer.OutputDir, FinalModelDir), K: 2, Tasks: 2})
+	var transcripts bytes.Buffer
+	stats, err := Evaluate(context.Background(), cfg, Options{}, EvalOptions{Checkpoint: filepath.Join(cfg.Trainer.OutputDir, FinalModelDir), K: 2, Tasks: 2, Trajectories: &transcripts})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if stats.Tasks != 2 || stats.K != 2 {
 		t.Fatalf("evaluated %+v", stats)
+	}
+	trajs, err := agentflow.ReadTrajectories(&transcripts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trajs) != 4 {
+		t.Fatalf("%d trajectories written, want 4 (2 tasks x 2)", len(trajs))
+	}
+	for i, tr := range trajs {
+		if want := strconv.Itoa(i / 2); tr.DataID != want || len(tr.Steps) == 0 {
+			t.Errorf("trajectory %d: data id %q (want %q), %d steps", i, tr.DataID, want, len(tr.Steps))
+		}
 	}
 }
 

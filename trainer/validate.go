@@ -21,7 +21,9 @@ func (r *run) validate(ctx context.Context, step int) (runlog.ValidationStats, e
 		rollouts[i].Seed = rolloutSeed(r.cfg.Trainer.Seed, phaseValidate, step, i/k, i%k)
 	}
 	bar := runlog.NewProgress(r.out, int64(len(rollouts)), runlog.ProgressOptions{Description: fmt.Sprintf("validate@%d", step)})
-	results, _, err := r.runEpisodes(ctx, r.runner(r.flow(r.policy, r.cfg.Rollout.ValTemperature)), rollouts)
+	runner := r.runner(r.flow(r.policy, r.cfg.Rollout.ValTemperature))
+	runner.Trajectories = r.valTrajectories
+	results, _, err := r.runEpisodes(ctx, runner, rollouts)
 	bar.Add(int64(len(rollouts)))
 	bar.Finish()
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/org/agentevolver/trainer"
 )
@@ -28,6 +29,7 @@ func runEval(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	split := fs.String("split", "", "task split (default: data.val_split)")
 	k := fs.Int("k", 0, "rollouts per task (default: rollout.val_n)")
 	tasks := fs.Int("tasks", 0, "evaluate only the first N tasks of the split (default: data.val_tasks; 0 there means all)")
+	trajectories := fs.String("trajectories", "", "write every episode as one JSON line to this file")
 	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn or error")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -46,10 +48,23 @@ func runEval(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	stats, err := trainer.Evaluate(ctx, cfg, trainer.Options{Logger: log, Output: stderr},
-		trainer.EvalOptions{Checkpoint: *checkpoint, Split: *split, K: *k, Tasks: *tasks})
+	eo := trainer.EvalOptions{Checkpoint: *checkpoint, Split: *split, K: *k, Tasks: *tasks}
+	var trajFile *os.File
+	if *trajectories != "" {
+		if trajFile, err = os.Create(*trajectories); err != nil {
+			return err
+		}
+		defer trajFile.Close()
+		eo.Trajectories = trajFile
+	}
+	stats, err := trainer.Evaluate(ctx, cfg, trainer.Options{Logger: log, Output: stderr}, eo)
 	if err != nil {
 		return err
+	}
+	if trajFile != nil {
+		if err := trajFile.Close(); err != nil {
+			return fmt.Errorf("trajectories: %w", err)
+		}
 	}
 	if *split == "" {
 		*split = cfg.Data.ValSplit

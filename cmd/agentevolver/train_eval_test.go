@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/org/agentevolver/agentflow"
+	"github.com/org/agentevolver/trainer"
+)
+
+// tinyRun is a whole train job small enough for a test: a tiny model, a
+// few tasks, one warm-start step and one RL step.
+func tinyRun(dir string) []string {
+	return []string{
+		"--set", "trainer.output_dir=" + dir,
+		"--set", "trainer.rl_steps=1", "--set", "trainer.test_freq=1", "--set", "trainer.progress=false",
+		"--set", "data.train_batch_size=2", "--set", "data.val_tasks=2",
+		"--set", "env.toolworld.train_size=12", "--set", "env.toolworld.val_size=6", "--set", "env.toolworld.test_size=3",
+		"--set", "model.tokenizer_vocab=400",
+		"--set", "model.shape.hidden_size=16", "--set", "model.shape.num_layers=1", "--set", "model.shape.num_heads=2",
+		"--set", "model.shape.num_kv_heads=1", "--set", "model.shape.intermediate_size=32",
+		"--set", "rollout.n=2", "--set", "rollout.response_length=12", "--set", "rollout.max_steps=2",
+		"--set", "warm_start.steps=1", "--set", "warm_start.batch_size=2", "--set", "warm_start.demos=3",
+	}
+}
+
+// TestTrainThenEval runs the train command on a tiny job, then the eval
+// command on its final policy with transcripts.
+func TestTrainThenEval(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a tiny model")
+	}
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	if err := runTrain(context.Background(), tinyRun(dir), nil, &out, &errOut); err != nil {
+		t.Fatalf("train: %v\n%s", err, errOut.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
+		t.Fatalf("no summary: %v", err)
+	}
+
+	transcripts := filepath.Join(t.TempDir(), "val.jsonl")
+	out.Reset()
+	args := append(tinyRun(dir), "--checkpoint", filepath.Join(dir, trainer.FinalModelDir), "--k", "2", "--trajectories", transcripts)
+	if err := runEval(context.Background(), args, nil, &out, &errOut); err != nil {
+		t.Fatalf("eval: %v\n%s", err, errOut.String())
+	}
+	var res struct {
+		Tasks, K int
+		Success  *float64
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil || res.Tasks != 2 || res.K != 2 || res.Success == nil {
+		t.Fatalf("eval printed %q (%v)", out.String(), err)
+	}
+	f, err := os.Open(transcripts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	trajs, err := agentflow.ReadTrajectories(f)
+	if err != nil || len(trajs) != 4 {
+		t.Fatalf("%d transcripts (%v), want 4", len(trajs), err)
+	}
+}
+
+func TestEvalErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no checkpoint", nil, "--checkpoint is required"},
+		{"negative k", []string{"--checkpoint", "x", "--k", "-1"}, "must be >= 0"},
+		{"unknown key", []string{"--checkpoint", "x", "--set", "rollout.nn=2"}, `unknown key "rollout.nn"`},
+		{"unwritable transcripts", []string{"--checkpoint", t.TempDir(), "--trajectories", filepath.Join(t.TempDir(), "no", "such", "dir", "x.jsonl")}, "no such file"},
+	}
+	for _, tt := range tests {
+		var out, errOut bytes.Buffer
+		err := runEval(context.Background(), tt.args, nil, &out, &errOut)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want an error containing %q", tt.name, err, tt.want)
+		}
+	}
+}
