@@ -103,12 +103,16 @@ func execAddNumericGeneric[T PODNumericConstraints](lhs, rhs []T, output []T,
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			output[outputIdx] = lhs[lhsIdx] + rhs[rhsIdx]
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				output[outputIdx] = lhs[lhsIdx] + rhs[rhsIdx]
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -136,14 +140,18 @@ func execAddNumericBFloat16(lhs, rhs []bfloat16.BFloat16, output []bfloat16.BFlo
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			a := lhs[lhsIdx].Float32()
-			b := rhs[rhsIdx].Float32()
-			output[outputIdx] = bfloat16.FromFloat32(a + b)
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				a := lhs[lhsIdx].Float32()
+				b := rhs[rhsIdx].Float32()
+				output[outputIdx] = bfloat16.FromFloat32(a + b)
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -217,12 +225,16 @@ func execMulNumericGeneric[T PODNumericConstraints](lhs, rhs []T, output []T,
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			output[outputIdx] = lhs[lhsIdx] * rhs[rhsIdx]
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				output[outputIdx] = lhs[lhsIdx] * rhs[rhsIdx]
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -250,14 +262,18 @@ func execMulNumericBFloat16(lhs, rhs []bfloat16.BFloat16, output []bfloat16.BFlo
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			a := lhs[lhsIdx].Float32()
-			b := rhs[rhsIdx].Float32()
-			output[outputIdx] = bfloat16.FromFloat32(a * b)
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				a := lhs[lhsIdx].Float32()
+				b := rhs[rhsIdx].Float32()
+				output[outputIdx] = bfloat16.FromFloat32(a * b)
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -334,12 +350,16 @@ func execSubNumericGeneric[T PODNumericConstraints](lhs, rhs []T, output []T,
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			output[outputIdx] = lhs[lhsIdx] - rhs[rhsIdx]
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				output[outputIdx] = lhs[lhsIdx] - rhs[rhsIdx]
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -375,14 +395,18 @@ func execSubNumericBFloat16(lhs, rhs []bfloat16.BFloat16, output []bfloat16.BFlo
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			a := lhs[lhsIdx].Float32()
-			b := rhs[rhsIdx].Float32()
-			output[outputIdx] = bfloat16.FromFloat32(a - b)
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				a := lhs[lhsIdx].Float32()
+				b := rhs[rhsIdx].Float32()
+				output[outputIdx] = bfloat16.FromFloat32(a - b)
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -459,12 +483,16 @@ func execDivNumericGeneric[T PODNumericConstraints](lhs, rhs []T, output []T,
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			output[outputIdx] = lhs[lhsIdx] / rhs[rhsIdx]
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				output[outputIdx] = lhs[lhsIdx] / rhs[rhsIdx]
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -500,14 +528,18 @@ func execDivNumericBFloat16(lhs, rhs []bfloat16.BFloat16, output []bfloat16.BFlo
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			a := lhs[lhsIdx].Float32()
-			b := rhs[rhsIdx].Float32()
-			output[outputIdx] = bfloat16.FromFloat32(a / b)
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				a := lhs[lhsIdx].Float32()
+				b := rhs[rhsIdx].Float32()
+				output[outputIdx] = bfloat16.FromFloat32(a / b)
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -584,12 +616,16 @@ func execRemIntegerGeneric[T PODIntegerConstraints](lhs, rhs []T, output []T,
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			output[outputIdx] = lhs[lhsIdx] % rhs[rhsIdx]
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				output[outputIdx] = lhs[lhsIdx] % rhs[rhsIdx]
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -621,12 +657,16 @@ func execRemFloatGeneric[T PODFloatConstraints](lhs, rhs []T, output []T,
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			output[outputIdx] = T(math.Mod(float64(lhs[lhsIdx]), float64(rhs[rhsIdx])))
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				output[outputIdx] = T(math.Mod(float64(lhs[lhsIdx]), float64(rhs[rhsIdx])))
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -662,14 +702,18 @@ func execRemFloatBFloat16(lhs, rhs []bfloat16.BFloat16, output []bfloat16.BFloat
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			a := lhs[lhsIdx].Float32()
-			b := rhs[rhsIdx].Float32()
-			output[outputIdx] = bfloat16.FromFloat32(float32(math.Mod(float64(a), float64(b))))
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				a := lhs[lhsIdx].Float32()
+				b := rhs[rhsIdx].Float32()
+				output[outputIdx] = bfloat16.FromFloat32(float32(math.Mod(float64(a), float64(b))))
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -746,12 +790,16 @@ func execPowIntegerGeneric[T PODIntegerConstraints](lhs, rhs []T, output []T,
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			output[outputIdx] = execScalarPowIntGeneric(lhs[lhsIdx], rhs[rhsIdx])
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				output[outputIdx] = execScalarPowIntGeneric(lhs[lhsIdx], rhs[rhsIdx])
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -783,12 +831,16 @@ func execPowFloatGeneric[T PODFloatConstraints](lhs, rhs []T, output []T,
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			output[outputIdx] = T(math.Pow(float64(lhs[lhsIdx]), float64(rhs[rhsIdx])))
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				output[outputIdx] = T(math.Pow(float64(lhs[lhsIdx]), float64(rhs[rhsIdx])))
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -824,14 +876,18 @@ func execPowFloatBFloat16(lhs, rhs []bfloat16.BFloat16, output []bfloat16.BFloat
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			a := lhs[lhsIdx].Float32()
-			b := rhs[rhsIdx].Float32()
-			output[outputIdx] = bfloat16.FromFloat32(float32(math.Pow(float64(a), float64(b))))
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				a := lhs[lhsIdx].Float32()
+				b := rhs[rhsIdx].Float32()
+				output[outputIdx] = bfloat16.FromFloat32(float32(math.Pow(float64(a), float64(b))))
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -905,12 +961,16 @@ func execMaxNumericGeneric[T PODNumericConstraints](lhs, rhs []T, output []T,
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			output[outputIdx] = max(lhs[lhsIdx], rhs[rhsIdx])
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				output[outputIdx] = max(lhs[lhsIdx], rhs[rhsIdx])
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -938,14 +998,18 @@ func execMaxNumericBFloat16(lhs, rhs []bfloat16.BFloat16, output []bfloat16.BFlo
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			a := lhs[lhsIdx].Float32()
-			b := rhs[rhsIdx].Float32()
-			output[outputIdx] = bfloat16.FromFloat32(max(a, b))
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				a := lhs[lhsIdx].Float32()
+				b := rhs[rhsIdx].Float32()
+				output[outputIdx] = bfloat16.FromFloat32(max(a, b))
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -1019,12 +1083,16 @@ func execMinNumericGeneric[T PODNumericConstraints](lhs, rhs []T, output []T,
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			output[outputIdx] = min(lhs[lhsIdx], rhs[rhsIdx])
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				output[outputIdx] = min(lhs[lhsIdx], rhs[rhsIdx])
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -1052,14 +1120,18 @@ func execMinNumericBFloat16(lhs, rhs []bfloat16.BFloat16, output []bfloat16.BFlo
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			a := lhs[lhsIdx].Float32()
-			b := rhs[rhsIdx].Float32()
-			output[outputIdx] = bfloat16.FromFloat32(min(a, b))
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				a := lhs[lhsIdx].Float32()
+				b := rhs[rhsIdx].Float32()
+				output[outputIdx] = bfloat16.FromFloat32(min(a, b))
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -1127,12 +1199,16 @@ func execBitwiseAndIntegerGeneric[T PODIntegerConstraints](lhs, rhs []T, output 
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			output[outputIdx] = lhs[lhsIdx] & rhs[rhsIdx]
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				output[outputIdx] = lhs[lhsIdx] & rhs[rhsIdx]
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -1200,12 +1276,16 @@ func execBitwiseOrIntegerGeneric[T PODIntegerConstraints](lhs, rhs []T, output [
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			output[outputIdx] = lhs[lhsIdx] | rhs[rhsIdx]
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				output[outputIdx] = lhs[lhsIdx] | rhs[rhsIdx]
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -1273,12 +1353,16 @@ func execBitwiseXorIntegerGeneric[T PODIntegerConstraints](lhs, rhs []T, output 
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			output[outputIdx] = lhs[lhsIdx] ^ rhs[rhsIdx]
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				output[outputIdx] = lhs[lhsIdx] ^ rhs[rhsIdx]
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -1326,12 +1410,16 @@ func execLogicalAndBooleanGeneric[T PODBooleanConstraints](lhs, rhs []T, output 
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			output[outputIdx] = lhs[lhsIdx] && rhs[rhsIdx]
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				output[outputIdx] = lhs[lhsIdx] && rhs[rhsIdx]
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -1379,12 +1467,16 @@ func execLogicalOrBooleanGeneric[T PODBooleanConstraints](lhs, rhs []T, output [
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			output[outputIdx] = lhs[lhsIdx] || rhs[rhsIdx]
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				output[outputIdx] = lhs[lhsIdx] || rhs[rhsIdx]
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -1432,12 +1524,16 @@ func execLogicalXorBooleanGeneric[T PODBooleanConstraints](lhs, rhs []T, output 
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			output[outputIdx] = lhs[lhsIdx] != rhs[rhsIdx]
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				output[outputIdx] = lhs[lhsIdx] != rhs[rhsIdx]
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -1514,12 +1610,16 @@ func execEqualNumericGeneric[T PODNumericConstraints](lhs, rhs []T, output []boo
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			output[outputIdx] = lhs[lhsIdx] == rhs[rhsIdx]
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				output[outputIdx] = lhs[lhsIdx] == rhs[rhsIdx]
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -1547,14 +1647,18 @@ func execEqualNumericBFloat16(lhs, rhs []bfloat16.BFloat16, output []bool,
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			a := lhs[lhsIdx].Float32()
-			b := rhs[rhsIdx].Float32()
-			output[outputIdx] = a == b
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				a := lhs[lhsIdx].Float32()
+				b := rhs[rhsIdx].Float32()
+				output[outputIdx] = a == b
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -1631,12 +1735,16 @@ func execNotEqualNumericGeneric[T PODNumericConstraints](lhs, rhs []T, output []
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			output[outputIdx] = lhs[lhsIdx] != rhs[rhsIdx]
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				output[outputIdx] = lhs[lhsIdx] != rhs[rhsIdx]
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -1664,14 +1772,18 @@ func execNotEqualNumericBFloat16(lhs, rhs []bfloat16.BFloat16, output []bool,
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			a := lhs[lhsIdx].Float32()
-			b := rhs[rhsIdx].Float32()
-			output[outputIdx] = a != b
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				a := lhs[lhsIdx].Float32()
+				b := rhs[rhsIdx].Float32()
+				output[outputIdx] = a != b
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -1751,12 +1863,16 @@ func execGreaterOrEqualNumericGeneric[T PODNumericConstraints](lhs, rhs []T, out
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			output[outputIdx] = lhs[lhsIdx] >= rhs[rhsIdx]
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				output[outputIdx] = lhs[lhsIdx] >= rhs[rhsIdx]
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -1792,14 +1908,18 @@ func execGreaterOrEqualNumericBFloat16(lhs, rhs []bfloat16.BFloat16, output []bo
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			a := lhs[lhsIdx].Float32()
-			b := rhs[rhsIdx].Float32()
-			output[outputIdx] = a >= b
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				a := lhs[lhsIdx].Float32()
+				b := rhs[rhsIdx].Float32()
+				output[outputIdx] = a >= b
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -1879,12 +1999,16 @@ func execGreaterThanNumericGeneric[T PODNumericConstraints](lhs, rhs []T, output
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			output[outputIdx] = lhs[lhsIdx] > rhs[rhsIdx]
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				output[outputIdx] = lhs[lhsIdx] > rhs[rhsIdx]
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -1920,14 +2044,18 @@ func execGreaterThanNumericBFloat16(lhs, rhs []bfloat16.BFloat16, output []bool,
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			a := lhs[lhsIdx].Float32()
-			b := rhs[rhsIdx].Float32()
-			output[outputIdx] = a > b
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				a := lhs[lhsIdx].Float32()
+				b := rhs[rhsIdx].Float32()
+				output[outputIdx] = a > b
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -2007,12 +2135,16 @@ func execLessOrEqualNumericGeneric[T PODNumericConstraints](lhs, rhs []T, output
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			output[outputIdx] = lhs[lhsIdx] <= rhs[rhsIdx]
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				output[outputIdx] = lhs[lhsIdx] <= rhs[rhsIdx]
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -2048,14 +2180,18 @@ func execLessOrEqualNumericBFloat16(lhs, rhs []bfloat16.BFloat16, output []bool,
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			a := lhs[lhsIdx].Float32()
-			b := rhs[rhsIdx].Float32()
-			output[outputIdx] = a <= b
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				a := lhs[lhsIdx].Float32()
+				b := rhs[rhsIdx].Float32()
+				output[outputIdx] = a <= b
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -2135,12 +2271,16 @@ func execLessThanNumericGeneric[T PODNumericConstraints](lhs, rhs []T, output []
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			output[outputIdx] = lhs[lhsIdx] < rhs[rhsIdx]
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				output[outputIdx] = lhs[lhsIdx] < rhs[rhsIdx]
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return
@@ -2176,14 +2316,18 @@ func execLessThanNumericBFloat16(lhs, rhs []bfloat16.BFloat16, output []bool,
 
 	} else {
 		// Case 3: with broadcasting non-scalar tensors:
-		lhsIter := newBroadcastIterator(lhsShape, outputShape)
-		rhsIter := newBroadcastIterator(rhsShape, outputShape)
-		for outputIdx := range output {
-			lhsIdx := lhsIter.Next()
-			rhsIdx := rhsIter.Next()
-			a := lhs[lhsIdx].Float32()
-			b := rhs[rhsIdx].Float32()
-			output[outputIdx] = a < b
+		// gofast: runs instead of a per-element broadcastIterator (same order).
+		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
+		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep
+		for runs.next() {
+			lhsIdx, rhsIdx := runs.lhsIdx, runs.rhsIdx
+			for outputIdx := runs.outIdx; outputIdx < runs.outEnd; outputIdx++ {
+				a := lhs[lhsIdx].Float32()
+				b := rhs[rhsIdx].Float32()
+				output[outputIdx] = a < b
+				lhsIdx += lhsStep
+				rhsIdx += rhsStep
+			}
 		}
 	}
 	return

@@ -1,0 +1,109 @@
+package gobackend
+
+import (
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+)
+
+// reduceFast computes float32/float64 ReduceSum and ReduceMax when the
+// reduced axes are one contiguous block (ignoring size-1 axes), viewing the
+// operand as [outer, reduced, inner] (gofast change). Upstream walks every
+// element with an odometer iterator; these loops visit the same elements in
+// the same order per output, so the results are bit-identical. It returns
+// false when it does not apply.
+func reduceFast(opType backends.OpType, operand, output *Buffer, reduceAxes []int) bool {
+	if opType != backends.OpTypeReduceSum && opType != backends.OpTypeReduceMax {
+		return false
+	}
+	dims := operand.shape.Dimensions
+	reduced := make([]bool, len(dims))
+	for _, a := range reduceAxes {
+		reduced[a] = true
+	}
+	first, last := -1, -1
+	for a, d := range dims {
+		if reduced[a] && d > 1 {
+			if first < 0 {
+				first = a
+			}
+			last = a
+		}
+	}
+	if first < 0 {
+		return false // nothing real to reduce; leave it to upstream
+	}
+	outer, size, inner := 1, 1, 1
+	for a, d := range dims {
+		switch {
+		case a < first:
+			if reduced[a] && d > 1 {
+				return false
+			}
+			outer *= d
+		case a <= last:
+			if !reduced[a] && d > 1 {
+				return false // a kept axis inside the reduced block
+			}
+			size *= d
+		default:
+			inner *= d
+		}
+	}
+	isMax := opType == backends.OpTypeReduceMax
+	switch operand.shape.DType {
+	case dtypes.Float32:
+		reduceBlock(operand.flat.([]float32), output.flat.([]float32), outer, size, inner, isMax)
+	case dtypes.Float64:
+		reduceBlock(operand.flat.([]float64), output.flat.([]float64), outer, size, inner, isMax)
+	default:
+		return false
+	}
+	return true
+}
+
+func reduceBlock[T float32 | float64](in, out []T, outer, size, inner int, isMax bool) {
+	out = out[:outer*inner]
+	lowest := dtypes.FromGenericsType[T]().LowestValue().(T)
+	if inner == 1 {
+		for o := range outer {
+			row := in[o*size : (o+1)*size]
+			if isMax {
+				acc := lowest
+				for _, v := range row {
+					acc = max(acc, v)
+				}
+				out[o] = acc
+			} else {
+				var acc T
+				for _, v := range row {
+					acc += v
+				}
+				out[o] = acc
+			}
+		}
+		return
+	}
+	for o := range outer {
+		dst := out[o*inner : (o+1)*inner]
+		for i := range dst {
+			if isMax {
+				dst[i] = lowest
+			} else {
+				dst[i] = 0
+			}
+		}
+		base := o * size * inner
+		for r := range size {
+			src := in[base+r*inner : base+(r+1)*inner]
+			if isMax {
+				for i, v := range src {
+					dst[i] = max(dst[i], v)
+				}
+			} else {
+				for i, v := range src {
+					dst[i] += v
+				}
+			}
+		}
+	}
+}
