@@ -54,6 +54,10 @@ const (
 	// rows are contiguous) instead of packed: for so few rows packing B would
 	// cost about as much memory traffic as the product itself.
 	noPackMaxM = 16
+	// directAMaxN is the widest product for which row-major A is read in
+	// place rather than packed: with few column panels each A element is
+	// used only a few times, and packing it cost as much as the product.
+	directAMaxN = 64
 	// minFlopsPerWorker is the least work (2*M*N*K per task share) worth
 	// a goroutine; below it a goroutine's start-up dominates.
 	minFlopsPerWorker = 1 << 21
@@ -118,8 +122,9 @@ type plan struct {
 	p  *Params
 	ks *kernelSet
 
-	nr     int  // widest tile in columns
-	noPack bool // B read in place (contiguous rows, few output rows)
+	nr      int  // widest tile in columns
+	noPack  bool // B read in place (contiguous rows, few output rows)
+	directA bool // A read in place (contiguous rows, narrow product)
 
 	rowChunks, colChunks int // tasks per batch item
 	rowStep, colStep     int // rows / columns per task (multiples of maxMR / nr)
@@ -135,6 +140,7 @@ type plan struct {
 func newPlan(p *Params, ks *kernelSet) *plan {
 	pl := &plan{p: p, ks: ks, nr: ks.nr()}
 	pl.noPack = p.BColStride == 1 && p.M <= noPackMaxM
+	pl.directA = ks.runDirect != nil && p.AColStride == 1 && p.N <= directAMaxN
 
 	workers := min(max(p.MaxWorkers, 1), runtime.GOMAXPROCS(0))
 	flops := 2 * p.Batch * p.M * p.N * p.K
@@ -251,15 +257,22 @@ func (pl *plan) task(s *scratch, b, i0, i1, j0, j1 int) {
 		bBlock := pc * nPad // packed blocks before this one hold kc*nPad each
 		for ic := i0; ic < i1; ic += mc {
 			mcb := min(mc, i1-ic)
-			s.a = growFloats(s.a, mcb*kcb)
-			packA(s.a, p.A, aBase+ic*p.ARowStride+pc*p.AColStride, p.ARowStride, p.AColStride, mcb, kcb, ks.maxMR)
+			aStart := aBase + ic*p.ARowStride + pc*p.AColStride
+			if !pl.directA {
+				s.a = growFloats(s.a, mcb*kcb)
+				packA(s.a, p.A, aStart, p.ARowStride, p.AColStride, mcb, kcb, ks.maxMR)
+			}
 			for jr := j0; jr < j1; jr += pl.nr {
 				ncols := min(pl.nr, j1-jr)
 				nv := ceilDiv(ncols, w)
 				bOff := bBlock + kcb*jr // panels before jr are nr wide
 				for ir := 0; ir < mcb; ir += ks.maxMR {
 					mr := min(ks.maxMR, mcb-ir)
-					pl.tile(s, mr, nv, ncols, kcb, s.a, ir*kcb, bp, bOff, nv*w,
+					a, aOff, lda := s.a, ir*kcb, -1
+					if pl.directA {
+						a, aOff, lda = p.A, aStart+ir*p.ARowStride, p.ARowStride
+					}
+					pl.tile(s, mr, nv, ncols, kcb, a, aOff, lda, bp, bOff, nv*w,
 						cBase+(ic+ir)*p.N+jr, pc > 0)
 				}
 			}
@@ -281,8 +294,11 @@ func (pl *plan) taskNoPack(s *scratch, b, i0, i1, j0, j1 int) {
 	mrows := i1 - i0
 	for pc := 0; pc < p.K; pc += kc {
 		kcb := min(kc, p.K-pc)
-		s.a = growFloats(s.a, mrows*kcb)
-		packA(s.a, p.A, aBase+i0*p.ARowStride+pc*p.AColStride, p.ARowStride, p.AColStride, mrows, kcb, ks.maxMR)
+		aStart := aBase + i0*p.ARowStride + pc*p.AColStride
+		if !pl.directA {
+			s.a = growFloats(s.a, mrows*kcb)
+			packA(s.a, p.A, aStart, p.ARowStride, p.AColStride, mrows, kcb, ks.maxMR)
+		}
 		bRows := bBase + pc*p.BRowStride
 		for jr := j0; jr < j1; jr += pl.nr {
 			ncols := min(pl.nr, j1-jr)
@@ -295,7 +311,11 @@ func (pl *plan) taskNoPack(s *scratch, b, i0, i1, j0, j1 int) {
 			}
 			for ir := 0; ir < mrows; ir += ks.maxMR {
 				mr := min(ks.maxMR, mrows-ir)
-				pl.tile(s, mr, nv, ncols, kcb, s.a, ir*kcb, bsrc, bOff, ldb, cBase+(i0+ir)*p.N+jr, pc > 0)
+				a, aOff, lda := s.a, ir*kcb, -1
+				if pl.directA {
+					a, aOff, lda = p.A, aStart+ir*p.ARowStride, p.ARowStride
+				}
+				pl.tile(s, mr, nv, ncols, kcb, a, aOff, lda, bsrc, bOff, ldb, cBase+(i0+ir)*p.N+jr, pc > 0)
 			}
 		}
 	}
@@ -303,16 +323,24 @@ func (pl *plan) taskNoPack(s *scratch, b, i0, i1, j0, j1 int) {
 
 // tile runs one kernel call for an mr x ncols block of C at cOff, through a
 // scratch tile when ncols is not a whole number of vectors (the kernels
-// always store whole vectors).
-func (pl *plan) tile(s *scratch, mr, nv, ncols, k int, a []float32, aOff int, b []float32, bOff, ldb, cOff int, accum bool) {
+// always store whole vectors). lda < 0 means a holds a packed panel at aOff;
+// otherwise A is read in place, row i at aOff + i*lda.
+func (pl *plan) tile(s *scratch, mr, nv, ncols, k int, a []float32, aOff, lda int, b []float32, bOff, ldb, cOff int, accum bool) {
 	ks, n := pl.ks, pl.p.N
 	full := nv * ks.width
+	run := func(c []float32, cOff, ldc int, accum bool) {
+		if lda < 0 {
+			ks.run(mr, nv, k, a, aOff, b, bOff, ldb, c, cOff, ldc, accum)
+		} else {
+			ks.runDirect(mr, nv, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accum)
+		}
+	}
 	if ncols == full {
-		ks.run(mr, nv, k, a, aOff, b, bOff, ldb, pl.p.C, cOff, n, accum)
+		run(pl.p.C, cOff, n, accum)
 		return
 	}
 	s.tile = growFloats(s.tile, mr*full)
-	ks.run(mr, nv, k, a, aOff, b, bOff, ldb, s.tile, 0, full, false)
+	run(s.tile, 0, full, false)
 	c := pl.p.C
 	for i := range mr {
 		dst := c[cOff+i*n : cOff+i*n+ncols]

@@ -39,10 +39,21 @@ func main() {
 	for _, is := range isas {
 		for mr := 1; mr <= is.maxMR; mr++ {
 			for nv := 1; nv <= is.maxNV; nv++ {
-				genKernel(&s, is, mr, nv)
+				genKernel(&s, is, mr, nv, false)
 				fmt.Fprintf(&g, "//go:noescape\nfunc %s(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)\n\n", kname(is, mr, nv))
+				genKernel(&s, is, mr, nv, true)
+				fmt.Fprintf(&g, "//go:noescape\nfunc %s(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)\n\n", dname(is, mr, nv))
 			}
 		}
+		fmt.Fprintf(&g, "// kernelsDirect%s[mr-1][nv-1] is like kernels%s but reads A unpacked, rows lda apart.\nvar kernelsDirect%s = [%d][%d]asmDirectKernel{\n", is.name, is.name, is.name, is.maxMR, is.maxNV)
+		for mr := 1; mr <= is.maxMR; mr++ {
+			fmt.Fprintf(&g, "\t{")
+			for nv := 1; nv <= is.maxNV; nv++ {
+				fmt.Fprintf(&g, "%s, ", dname(is, mr, nv))
+			}
+			fmt.Fprintf(&g, "},\n")
+		}
+		fmt.Fprintf(&g, "}\n\n")
 		fmt.Fprintf(&g, "// kernels%s[mr-1][nv-1] computes an mr x nv*%d tile.\nvar kernels%s = [%d][%d]asmKernel{\n", is.name, is.width, is.name, is.maxMR, is.maxNV)
 		for mr := 1; mr <= is.maxMR; mr++ {
 			fmt.Fprintf(&g, "\t{")
@@ -69,21 +80,63 @@ func kname(is isa, mr, nv int) string {
 	return fmt.Sprintf("kern%s_%dx%d", is.name, mr, nv)
 }
 
-func genKernel(w *bytes.Buffer, is isa, mr, nv int) {
+func dname(is isa, mr, nv int) string {
+	return fmt.Sprintf("kern%sDirect_%dx%d", is.name, mr, nv)
+}
+
+// directBases are the registers holding the addresses of A rows 0, 3, 6
+// and 9 in direct kernels; rows in between are base + lda or base + 2*lda
+// (R11 holds lda in bytes).
+var directBases = []string{"SI", "BX", "R12", "R13"}
+
+// aOperand is the memory operand of A's row i at the current step.
+func aOperand(direct bool, i int) string {
+	if !direct {
+		return fmt.Sprintf("%d(SI)", i*4)
+	}
+	base := directBases[i/3]
+	switch i % 3 {
+	case 1:
+		return fmt.Sprintf("(%s)(R11*1)", base)
+	case 2:
+		return fmt.Sprintf("(%s)(R11*2)", base)
+	}
+	return fmt.Sprintf("(%s)", base)
+}
+
+// genKernel writes one kernel. A direct kernel reads A in place (row i at
+// a + i*lda, step p at +4p bytes) instead of from a packed panel, which
+// saves packing when each A element is used by only a few column panels.
+func genKernel(w *bytes.Buffer, is isa, mr, nv int, direct bool) {
 	r := func(i int) string { return fmt.Sprintf("%s%d", is.reg, i) }
 	acc := func(i, v int) string { return r(i*nv + v) }
 	vbytes := is.width * 4
 	p := func(format string, args ...any) { fmt.Fprintf(w, "\t"+format+"\n", args...) }
 
-	fmt.Fprintf(w, "// func %s(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)\n", kname(is, mr, nv))
-	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-56\n", kname(is, mr, nv))
+	name, off := kname(is, mr, nv), 0
+	if direct {
+		name, off = dname(is, mr, nv), 8
+		fmt.Fprintf(w, "// func %s(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)\n", name)
+		fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-64\n", name)
+	} else {
+		fmt.Fprintf(w, "// func %s(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)\n", name)
+		fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-56\n", name)
+	}
 	p("MOVQ k+0(FP), CX")
 	p("MOVQ a+8(FP), SI")
-	p("MOVQ b+16(FP), DX")
-	p("MOVQ ldb+24(FP), R8")
+	if direct {
+		p("MOVQ lda+16(FP), R11")
+		p("SHLQ $2, R11")
+		for g := 1; g*3 < mr; g++ {
+			p("LEAQ (%s)(R11*2), %s", directBases[g-1], directBases[g])
+			p("ADDQ R11, %s", directBases[g])
+		}
+	}
+	p("MOVQ b+%d(FP), DX", 16+off)
+	p("MOVQ ldb+%d(FP), R8", 24+off)
 	p("SHLQ $2, R8")
-	p("MOVQ c+32(FP), DI")
-	p("MOVQ ldc+40(FP), R9")
+	p("MOVQ c+%d(FP), DI", 32+off)
+	p("MOVQ ldc+%d(FP), R9", 40+off)
 	p("SHLQ $2, R9")
 	for i := 0; i < mr; i++ {
 		for v := 0; v < nv; v++ {
@@ -104,17 +157,23 @@ func genKernel(w *bytes.Buffer, is isa, mr, nv int) {
 	// the previous row's broadcast register to be free.
 	for i := 0; i < mr; i++ {
 		br := r(is.bcastA + i%2)
-		p("VBROADCASTSS %d(SI), %s", i*4, br)
+		p("VBROADCASTSS %s, %s", aOperand(direct, i), br)
 		for v := 0; v < nv; v++ {
 			p("VFMADD231PS %s, %s, %s", r(is.bregs+v), br, acc(i, v))
 		}
 	}
-	p("ADDQ $%d, SI", mr*4)
+	if direct {
+		for g := 0; g*3 < mr; g++ {
+			p("ADDQ $4, %s", directBases[g])
+		}
+	} else {
+		p("ADDQ $%d, SI", mr*4)
+	}
 	p("ADDQ R8, DX")
 	p("DECQ CX")
 	p("JNE loop")
 	fmt.Fprintf(w, "store:\n")
-	p("MOVQ accum+48(FP), AX")
+	p("MOVQ accum+%d(FP), AX", 48+off)
 	p("TESTQ AX, AX")
 	p("JEQ overwrite")
 	p("MOVQ DI, R10")

@@ -60,6 +60,9 @@ type kernelSet struct {
 	// run computes one tile; the caller guarantees the offsets are in range
 	// (checked again by checkTile before any assembly runs).
 	run func(mr, nv, k int, a []float32, aOff int, b []float32, bOff, ldb int, c []float32, cOff, ldc int, accum bool)
+	// runDirect is run with A read in place (row i at aOff + i*lda); nil
+	// when the ISA has no such kernels.
+	runDirect func(mr, nv, k int, a []float32, aOff, lda int, b []float32, bOff, ldb int, c []float32, cOff, ldc int, accum bool)
 }
 
 // nr is the widest tile in columns.
@@ -69,10 +72,24 @@ func (ks *kernelSet) nr() int { return ks.width * ks.maxNV }
 // would touch memory outside its slices: the assembly kernels do no bounds
 // checks of their own.
 func checkTile(mr, ncols, k int, a []float32, aOff int, b []float32, bOff, ldb int, c []float32, cOff, ldc int) {
-	if aOff < 0 || bOff < 0 || cOff < 0 || aOff+k*mr > len(a) ||
-		(k > 0 && bOff+(k-1)*ldb+ncols > len(b)) || cOff+(mr-1)*ldc+ncols > len(c) {
-		panic(fmt.Errorf("gemm: internal error: tile %dx%d k=%d out of range (a %d+%d, b %d+%d*%d, c %d+%d*%d)",
-			mr, ncols, k, aOff, len(a), bOff, ldb, len(b), cOff, ldc, len(c)))
+	if aOff < 0 || aOff+k*mr > len(a) {
+		panic(fmt.Errorf("gemm: internal error: packed A panel %dx%d at %d out of range (len %d)", mr, k, aOff, len(a)))
+	}
+	checkBC(mr, ncols, k, b, bOff, ldb, c, cOff, ldc)
+}
+
+// checkBC is checkTile's test of the B rows and the C tile.
+func checkBC(mr, ncols, k int, b []float32, bOff, ldb int, c []float32, cOff, ldc int) {
+	if bOff < 0 || cOff < 0 || (k > 0 && bOff+(k-1)*ldb+ncols > len(b)) || cOff+(mr-1)*ldc+ncols > len(c) {
+		panic(fmt.Errorf("gemm: internal error: tile %dx%d k=%d out of range (b %d+%d*%d of %d, c %d+%d*%d of %d)",
+			mr, ncols, k, bOff, k, ldb, len(b), cOff, mr, ldc, len(c)))
+	}
+}
+
+// checkDirectA is checkTile's test of an unpacked A block.
+func checkDirectA(mr, k int, a []float32, aOff, lda int) {
+	if aOff < 0 || lda < 0 || aOff+(mr-1)*lda+k > len(a) {
+		panic(fmt.Errorf("gemm: internal error: direct A block %dx%d at %d (lda %d) out of range (len %d)", mr, k, aOff, lda, len(a)))
 	}
 }
 

@@ -8,73 +8,161 @@ package gemm
 func kernAVX512_1x1(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
+func kernAVX512Direct_1x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
 func kernAVX512_1x2(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
+func kernAVX512Direct_1x2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
 func kernAVX512_2x1(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
+func kernAVX512Direct_2x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
 func kernAVX512_2x2(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
+func kernAVX512Direct_2x2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
 func kernAVX512_3x1(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
+func kernAVX512Direct_3x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
 func kernAVX512_3x2(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
+func kernAVX512Direct_3x2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
 func kernAVX512_4x1(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
+func kernAVX512Direct_4x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
 func kernAVX512_4x2(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
+func kernAVX512Direct_4x2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
 func kernAVX512_5x1(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
+func kernAVX512Direct_5x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
 func kernAVX512_5x2(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
+func kernAVX512Direct_5x2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
 func kernAVX512_6x1(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
+func kernAVX512Direct_6x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
 func kernAVX512_6x2(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
+func kernAVX512Direct_6x2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
 func kernAVX512_7x1(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
+func kernAVX512Direct_7x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
 func kernAVX512_7x2(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
+func kernAVX512Direct_7x2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
 func kernAVX512_8x1(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
+func kernAVX512Direct_8x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
 func kernAVX512_8x2(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
+func kernAVX512Direct_8x2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
 func kernAVX512_9x1(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
+func kernAVX512Direct_9x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
 func kernAVX512_9x2(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
+func kernAVX512Direct_9x2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
 func kernAVX512_10x1(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
+func kernAVX512Direct_10x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
 func kernAVX512_10x2(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
+func kernAVX512Direct_10x2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
 func kernAVX512_11x1(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
+func kernAVX512Direct_11x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
 func kernAVX512_11x2(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
+func kernAVX512Direct_11x2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
 func kernAVX512_12x1(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
+func kernAVX512Direct_12x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
 func kernAVX512_12x2(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
+func kernAVX512Direct_12x2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
+
+// kernelsDirectAVX512[mr-1][nv-1] is like kernelsAVX512 but reads A unpacked, rows lda apart.
+var kernelsDirectAVX512 = [12][2]asmDirectKernel{
+	{kernAVX512Direct_1x1, kernAVX512Direct_1x2},
+	{kernAVX512Direct_2x1, kernAVX512Direct_2x2},
+	{kernAVX512Direct_3x1, kernAVX512Direct_3x2},
+	{kernAVX512Direct_4x1, kernAVX512Direct_4x2},
+	{kernAVX512Direct_5x1, kernAVX512Direct_5x2},
+	{kernAVX512Direct_6x1, kernAVX512Direct_6x2},
+	{kernAVX512Direct_7x1, kernAVX512Direct_7x2},
+	{kernAVX512Direct_8x1, kernAVX512Direct_8x2},
+	{kernAVX512Direct_9x1, kernAVX512Direct_9x2},
+	{kernAVX512Direct_10x1, kernAVX512Direct_10x2},
+	{kernAVX512Direct_11x1, kernAVX512Direct_11x2},
+	{kernAVX512Direct_12x1, kernAVX512Direct_12x2},
+}
 
 // kernelsAVX512[mr-1][nv-1] computes an mr x nv*16 tile.
 var kernelsAVX512 = [12][2]asmKernel{
@@ -96,37 +184,83 @@ var kernelsAVX512 = [12][2]asmKernel{
 func kernAVX2_1x1(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
+func kernAVX2Direct_1x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
 func kernAVX2_1x2(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
+func kernAVX2Direct_1x2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
 func kernAVX2_2x1(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
+func kernAVX2Direct_2x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
 func kernAVX2_2x2(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
+func kernAVX2Direct_2x2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
 func kernAVX2_3x1(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
+func kernAVX2Direct_3x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
 func kernAVX2_3x2(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
+func kernAVX2Direct_3x2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
 func kernAVX2_4x1(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
+func kernAVX2Direct_4x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
 func kernAVX2_4x2(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
+func kernAVX2Direct_4x2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
 func kernAVX2_5x1(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
+func kernAVX2Direct_5x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
 func kernAVX2_5x2(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
+func kernAVX2Direct_5x2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
 func kernAVX2_6x1(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
 
 //go:noescape
+func kernAVX2Direct_6x1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
 func kernAVX2_6x2(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
+
+//go:noescape
+func kernAVX2Direct_6x2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
+
+// kernelsDirectAVX2[mr-1][nv-1] is like kernelsAVX2 but reads A unpacked, rows lda apart.
+var kernelsDirectAVX2 = [6][2]asmDirectKernel{
+	{kernAVX2Direct_1x1, kernAVX2Direct_1x2},
+	{kernAVX2Direct_2x1, kernAVX2Direct_2x2},
+	{kernAVX2Direct_3x1, kernAVX2Direct_3x2},
+	{kernAVX2Direct_4x1, kernAVX2Direct_4x2},
+	{kernAVX2Direct_5x1, kernAVX2Direct_5x2},
+	{kernAVX2Direct_6x1, kernAVX2Direct_6x2},
+}
 
 // kernelsAVX2[mr-1][nv-1] computes an mr x nv*8 tile.
 var kernelsAVX2 = [6][2]asmKernel{

@@ -16,10 +16,17 @@ var (
 // asmKernel is the signature of the generated assembly kernels.
 type asmKernel func(k int, a, b *float32, ldb int, c *float32, ldc int, accum int)
 
+// asmDirectKernel is the signature of the generated kernels that read A in
+// place.
+type asmDirectKernel func(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, accum int)
+
 var avx512Kernels = &kernelSet{
 	isa: AVX512, maxMR: len(kernelsAVX512), width: 16, maxNV: len(kernelsAVX512[0]),
 	run: func(mr, nv, k int, a []float32, aOff int, b []float32, bOff, ldb int, c []float32, cOff, ldc int, accum bool) {
 		runAsm(&kernelsAVX512[mr-1][nv-1], 16, mr, nv, k, a, aOff, b, bOff, ldb, c, cOff, ldc, accum)
+	},
+	runDirect: func(mr, nv, k int, a []float32, aOff, lda int, b []float32, bOff, ldb int, c []float32, cOff, ldc int, accum bool) {
+		runAsmDirect(&kernelsDirectAVX512[mr-1][nv-1], 16, mr, nv, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accum)
 	},
 }
 
@@ -27,6 +34,9 @@ var avx2Kernels = &kernelSet{
 	isa: AVX2, maxMR: len(kernelsAVX2), width: 8, maxNV: len(kernelsAVX2[0]),
 	run: func(mr, nv, k int, a []float32, aOff int, b []float32, bOff, ldb int, c []float32, cOff, ldc int, accum bool) {
 		runAsm(&kernelsAVX2[mr-1][nv-1], 8, mr, nv, k, a, aOff, b, bOff, ldb, c, cOff, ldc, accum)
+	},
+	runDirect: func(mr, nv, k int, a []float32, aOff, lda int, b []float32, bOff, ldb int, c []float32, cOff, ldc int, accum bool) {
+		runAsmDirect(&kernelsDirectAVX2[mr-1][nv-1], 8, mr, nv, k, a, aOff, lda, b, bOff, ldb, c, cOff, ldc, accum)
 	},
 }
 
@@ -39,4 +49,14 @@ func runAsm(kern *asmKernel, width, mr, nv, k int, a []float32, aOff int, b []fl
 	// The driver never calls a kernel with k == 0, so &a[aOff] and &b[bOff]
 	// are in range (checkTile verified the whole tile).
 	(*kern)(k, &a[aOff], &b[bOff], ldb, &c[cOff], ldc, acc)
+}
+
+func runAsmDirect(kern *asmDirectKernel, width, mr, nv, k int, a []float32, aOff, lda int, b []float32, bOff, ldb int, c []float32, cOff, ldc int, accum bool) {
+	checkDirectA(mr, k, a, aOff, lda)
+	checkBC(mr, nv*width, k, b, bOff, ldb, c, cOff, ldc)
+	acc := 0
+	if accum {
+		acc = 1
+	}
+	(*kern)(k, &a[aOff], lda, &b[bOff], ldb, &c[cOff], ldc, acc)
 }
