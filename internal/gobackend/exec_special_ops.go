@@ -660,9 +660,10 @@ func execBroadcastInDim(backend *Backend, node *Node, inputs []*Buffer, inputsOw
 		reshapedOperand.Dimensions[outputAxis] = operand.shape.Dimensions[operandAxis]
 	}
 
-	// Create broadcasting the iterator: it requires operand and output shapes to have the same rank.
-	iter := newBroadcastIterator(reshapedOperand, output.shape)
-	dispatchBroadcastInDim.Dispatch(output.shape.DType, operand.flat, output.flat, iter)
+	// gofast: runs (see broadcastRuns) instead of a per-element iterator; the
+	// operand is passed as both sides.
+	runs := newBroadcastRuns(reshapedOperand, reshapedOperand, output.shape)
+	dispatchBroadcastInDim.Dispatch(output.shape.DType, operand.flat, output.flat, runs)
 	return output, nil
 }
 
@@ -675,9 +676,14 @@ func execBroadcastInDimGeneric[T SupportedTypesConstraints](params ...any) any {
 		xslices.FillSlice(outputFlat, operandFlat[0])
 		return nil
 	}
-	operandIter := operandIterAny.(*broadcastIterator)
-	for outputIdx := range outputFlat {
-		outputFlat[outputIdx] = operandFlat[operandIter.Next()]
+	runs := operandIterAny.(*broadcastRuns)
+	for runs.next() {
+		dst := outputFlat[runs.outIdx:runs.outEnd]
+		if runs.lhsStep == 0 {
+			xslices.FillSlice(dst, operandFlat[runs.lhsIdx])
+		} else {
+			copy(dst, operandFlat[runs.lhsIdx:runs.lhsIdx+len(dst)])
+		}
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package gobackend
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -10,8 +11,8 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 )
 
-// TestReduceFastMatchesUpstream checks reduceFast bit for bit against
-// upstream's iterator-based reductions, and that it declines reductions over
+// TestReduceFastMatchesUpstream checks reduceFast against upstream's
+// iterator-based reductions (max bit for bit, sums to rounding), and that it declines reductions over
 // axes that are not one contiguous block.
 func TestReduceFastMatchesUpstream(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -56,8 +57,16 @@ func TestReduceFastMatchesUpstream(t *testing.T) {
 			} else {
 				execReduceMaxGeneric[float32](operand, want, it, dtypes.Float32)
 			}
-			if !slices.Equal(got.flat.([]float32), want.flat.([]float32)) {
-				t.Fatalf("%s dims=%v axes=%v: got %v, want %v", op, dims, axes, got.flat, want.flat)
+			g, w := got.flat.([]float32), want.flat.([]float32)
+			if op == backends.OpTypeReduceMax && !slices.Equal(g, w) {
+				t.Fatalf("%s dims=%v axes=%v: got %v, want %v (bit-identical)", op, dims, axes, g, w)
+			}
+			for i := range w {
+				// Sums may differ in rounding (partial sums): a few ulps of
+				// the values' magnitude (normal samples, at most 5^4 terms).
+				if math.Abs(float64(g[i]-w[i])) > 1e-5*float64(shape.Size()) {
+					t.Fatalf("%s dims=%v axes=%v: element %d got %g, want %g", op, dims, axes, i, g[i], w[i])
+				}
 			}
 		}
 	}
