@@ -18,14 +18,20 @@ import (
 // Strides must be non-negative; a stride of 0 repeats data (e.g. a batch
 // stride of 0 shares one matrix across the batch).
 type Params struct {
+	// Batch is the number of products; each is M x K times K x N.
 	Batch, M, N, K int
 
+	// A holds the left operands, element (b, i, p) at
+	// b*ABatchStride + i*ARowStride + p*AColStride.
 	A                                    []float32
 	ABatchStride, ARowStride, AColStride int
 
+	// B holds the right operands, element (b, p, j) at
+	// b*BBatchStride + p*BRowStride + j*BColStride.
 	B                                    []float32
 	BBatchStride, BRowStride, BColStride int
 
+	// C receives the dense [Batch, M, N] result; it must not overlap A or B.
 	C []float32
 
 	// MaxWorkers bounds the goroutines used (the caller's included); values
