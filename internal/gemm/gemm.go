@@ -92,7 +92,50 @@ func Multiply(p *Params) (err error) {
 			err = fmt.Errorf("gemm: %v", r)
 		}
 	}()
+	if p.M <= noPackMaxM && p.N > p.M && p.BRowStride == 1 && p.BColStride != 1 {
+		return multiplySwapped(p)
+	}
 	return newPlan(p, ks).run()
+}
+
+// multiplySwapped computes a product with few rows and B stored transposed
+// (columns contiguous, e.g. attention keys while decoding) as Cᵀ = Bᵀ·Aᵀ:
+// Bᵀ then has contiguous rows, which the kernels read in place, and only the
+// small Aᵀ gets packed. Packing the large B instead cost as much as the
+// product. Each element is still one sequential sum over k in kc blocks.
+func multiplySwapped(p *Params) error {
+	size := p.Batch * p.M * p.N
+	tmp := getFloats(size)
+	defer putFloats(tmp)
+	q := Params{
+		Batch: p.Batch, M: p.N, N: p.M, K: p.K,
+		A: p.B, ABatchStride: p.BBatchStride, ARowStride: p.BColStride, AColStride: p.BRowStride,
+		B: p.A, BBatchStride: p.ABatchStride, BRowStride: p.AColStride, BColStride: p.ARowStride,
+		C: tmp, MaxWorkers: p.MaxWorkers, ISA: p.ISA,
+	}
+	if err := newPlan(&q, mustKernels(q.ISA)).run(); err != nil {
+		return err
+	}
+	for b := range p.Batch {
+		src := tmp[b*p.M*p.N : (b+1)*p.M*p.N] // [N, M]
+		dst := p.C[b*p.M*p.N : (b+1)*p.M*p.N] // [M, N]
+		for i := range p.M {
+			row := dst[i*p.N : (i+1)*p.N]
+			for j := range row {
+				row[j] = src[j*p.M+i]
+			}
+		}
+	}
+	return nil
+}
+
+// mustKernels is kernelsFor for an ISA already validated by Multiply.
+func mustKernels(isa ISA) *kernelSet {
+	ks, err := kernelsFor(isa)
+	if err != nil {
+		panic(err)
+	}
+	return ks
 }
 
 func (p *Params) validate() error {

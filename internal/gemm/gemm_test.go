@@ -134,6 +134,7 @@ func TestMultiplyLayouts(t *testing.T) {
 	shapes := [][4]int{ // batch, m, n, k
 		{1, 1, 1, 1}, {2, 5, 7, 3}, {3, 16, 33, 17}, {1, 17, 48, 9},
 		{2, 33, 65, 257}, {1, 130, 40, 300}, {4, 12, 32, 64}, {1, 200, 17, 513},
+		{3, 1, 200, 32}, {2, 16, 300, 40}, {1, 7, 70, 600},
 	}
 	for _, isa := range Supported() {
 		for la := range numLayouts {
@@ -266,6 +267,7 @@ func BenchmarkMultiply(b *testing.B) {
 		{"batch64_256x256x32", 64, 256, 256, 32, colMajor},
 		{"batch64_256x32x256", 64, 256, 32, 256, rowMajor},
 		{"8x4096x256", 1, 8, 4096, 256, rowMajor},
+		{"decode_batch64_1x192x32", 64, 1, 192, 32, colMajor},
 	}
 	for _, s := range shapes {
 		for _, isa := range Supported() {
