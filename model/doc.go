@@ -14,10 +14,13 @@
 //
 // # Backends
 //
-// NewBackend chooses the GoMLX backend in one place: the pure-Go simplego
-// backend ("go:ops_sequential") by default, XLA when built with the "xla"
-// tag and selected by $GOMLX_BACKEND ("xla:cpu", "xla:cuda"). A missing
-// PJRT plugin is an ErrBackendUnavailable error, never a download.
+// NewBackend chooses the GoMLX backend in one place: the pure-Go backend
+// "gofast:ops_sequential" by default (a fork of GoMLX's simplego whose
+// float32 matrix products use AVX-512 or AVX2 assembly and a portable Go
+// kernel elsewhere; upstream simplego stays available as "go"), XLA when
+// built with the "xla" tag and selected by $GOMLX_BACKEND ("xla:cpu",
+// "xla:cuda"). A missing PJRT plugin is an ErrBackendUnavailable error,
+// never a download.
 //
 // # Log-probs, for the trainer
 //
@@ -58,9 +61,11 @@
 //
 // # Performance on the pure-Go backend
 //
-// Matrix products dominate, and simplego v0.26 multiplies them with scalar
-// Go loops (about 4-8 GFLOP/s on two cores), an order of magnitude below
-// an AVX-512 BLAS. The graphs avoid what else costs there: keys and values
+// Matrix products dominate. Upstream simplego v0.26 multiplies them with
+// scalar Go loops (about 8 GFLOP/s); the default "gofast" backend packs
+// them for assembly micro-kernels (150-200 GFLOP/s for the benchmark
+// shapes with AVX-512), after which exp (softmax, SiLU) and elementwise
+// ops lead the profile. The graphs avoid what else costs there: keys and values
 // are kept in the layouts DotGeneral consumes without transposing, the KV
 // cache is written by a scatter into donated buffers rather than a
 // broadcast Where, broadcasts shared by all layers are made once, and
