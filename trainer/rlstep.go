@@ -3,6 +3,7 @@ package trainer
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"time"
@@ -194,6 +195,7 @@ func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sampl
 	if batch.OldLogProbs, err = r.updater.LogProbs(ctx, &batch.Tokens); err != nil {
 		return nil, fmt.Errorf("old log-probs: %w", err)
 	}
+	diffMean, diffMax := rolloutLogProbDiff(samples, batch.OldLogProbs)
 	if r.cfg.Actor.UseKLLoss {
 		if batch.RefLogProbs, err = r.ref.LogProbs(ctx, &batch.Tokens); err != nil {
 			return nil, fmt.Errorf("reference log-probs: %w", err)
@@ -207,10 +209,12 @@ func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sampl
 		return nil, fmt.Errorf("update: %w", err)
 	}
 	out := map[string]float64{
-		"response/policy_tokens": mean(respTokens),
-		"batch/rows":             float64(len(samples)),
-		"batch/width":            float64(len(p.InputIDs[0])),
-		"time/update_s":          time.Since(began).Seconds(),
+		"response/policy_tokens":   mean(respTokens),
+		"batch/rows":               float64(len(samples)),
+		"batch/width":              float64(len(p.InputIDs[0])),
+		"time/update_s":            time.Since(began).Seconds(),
+		"rollout/logprob_diff":     diffMean,
+		"rollout/logprob_diff_max": diffMax,
 	}
 	sums := map[string]float64{}
 	for _, s := range steps {
@@ -222,6 +226,31 @@ func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sampl
 		out[k] = v / float64(len(steps))
 	}
 	return out, nil
+}
+
+// rolloutLogProbDiff compares the log-probs the policy reported while
+// sampling with the ones the trainer recomputes for the same tokens: a
+// large difference means the training tokens are not the sampled ones (a
+// tokenisation or alignment fault) or the sampler's distribution differs
+// from the trained one.
+func rolloutLogProbDiff(samples []agentevolver.Sample, old [][]float32) (mean, maxDiff float64) {
+	var sum float64
+	n := 0
+	for i, s := range samples {
+		for j, lp := range s.ResponseLogProbs {
+			if j >= len(s.ResponseLossMask) || s.ResponseLossMask[j] == 0 || j >= len(old[i]) {
+				continue
+			}
+			d := math.Abs(lp - float64(old[i][j]))
+			sum += d
+			maxDiff = max(maxDiff, d)
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return sum / float64(n), maxDiff
 }
 
 // warmupLR is the learning rate of RL step (0-based) under a linear
