@@ -209,19 +209,19 @@ func DefaultConfig() Config {
 			ExperimentName: "toolworld-tiny",
 			OutputDir:      "runs/${trainer.experiment_name}",
 			Seed:           1,
-			RLSteps:        30,
-			TestFreq:       10,
+			RLSteps:        60,
+			TestFreq:       20,
 			SaveFreq:       30,
 			ValBeforeTrain: true,
 			Progress:       true,
 		},
 		Data: DataConfig{
-			TrainBatchSize:    8,
+			TrainBatchSize:    16,
 			MaxPromptLength:   512,
 			MaxResponseLength: 512,
 			TrainSplit:        "train",
 			ValSplit:          "val",
-			ValTasks:          48,
+			ValTasks:          100,
 			Shuffle:           true,
 		},
 		Env: EnvConfig{
@@ -229,6 +229,10 @@ func DefaultConfig() Config {
 			CompanionAddr: "127.0.0.1:0",
 			Toolworld: ToolworldConfig{
 				Compact: true, MaxLevel: 1,
+				// 1500 and 300 tasks over three levels leave 500
+				// level-1 training tasks (300 demonstrated, the rest
+				// new to RL) and 100 level-1 validation tasks.
+				TrainSize: 1500, ValSize: 300,
 				// A policy trained from scratch learns the calls from
 				// the demonstrations; a one-line prompt keeps episodes
 				// short for the CPU.
@@ -244,9 +248,13 @@ func DefaultConfig() Config {
 			},
 		},
 		Rollout: RolloutConfig{
-			N: 4, Temperature: 1, TopP: 1, ResponseLength: 64, MaxModelLen: 1024,
+			// Temperature 0.7 (the reference uses 0.9): a policy this
+			// small samples too many broken calls at 1.0 for GRPO to
+			// find successes to reinforce. Validation is greedy, as in
+			// the reference, so one rollout per task suffices.
+			N: 4, Temperature: 0.7, TopP: 1, ResponseLength: 64, MaxModelLen: 1024,
 			MaxEnvLen: 256, MaxSteps: 3, Concurrency: 32, Sparse: true,
-			ValN: 4, ValTemperature: 1,
+			ValN: 1, ValTemperature: 0,
 		},
 		Actor: ActorConfig{
 			LR: 2e-4, LRWarmupSteps: 5, WeightDecay: 0.01, GradClip: 1, PPOEpochs: 1,
@@ -254,9 +262,9 @@ func DefaultConfig() Config {
 			UseKLLoss: true, KLLossCoef: 0.001, KLLossType: "low_var_kl", LossAggMode: "token-mean",
 		},
 		Algorithm: AlgorithmConfig{AdvEstimator: "grpo", NormAdvByStdInGRPO: true},
-		// The warm start imitates the expert on 100 of the training tasks;
-		// RL then practises on all of them, most of which it has not seen.
-		WarmStart: WarmStartConfig{Steps: 250, BatchSize: 16, LR: 1e-3, Demos: 100},
+		// The warm start imitates the expert on 300 of the 500 training
+		// tasks; RL then practises on all of them.
+		WarmStart: WarmStartConfig{Steps: 250, BatchSize: 16, LR: 1e-3, Demos: 300},
 	}
 }
 
