@@ -1,0 +1,88 @@
+package vecmath
+
+// kernels is one implementation (ISA) of every function of the package. The
+// assembly kernels handle whole vectors only; the exported functions finish
+// the tails.
+type kernels struct {
+	name  string
+	width int // float32 lanes per vector; 1 for the generic kernels
+
+	exp, sigmoid       func(dst, src []float32)
+	add, sub, mul, div func(dst, a, b []float32)
+	// Scalar forms: xxVS computes a[i] op c, xxSV computes c op a[i].
+	addVS, subVS, mulVS, divVS func(dst, a []float32, c float32)
+	subSV, divSV               func(dst, a []float32, c float32)
+}
+
+// best is the fastest implementation this CPU supports; set at start-up by
+// the per-architecture file.
+var best = selectKernels()
+
+// ISA reports which implementation the package uses on this machine:
+// "AVX512", "AVX2" or "generic".
+func ISA() string { return best.name }
+
+// Like the built-in copy, every function works on the first n elements, n
+// the length of the shortest argument slice, and returns n: mismatched
+// lengths are not an error (and never make the kernels read or write out of
+// range). dst may be one of the inputs (exactly, not a partial overlap).
+
+// Exp sets dst[i] = e^src[i] and returns the number of elements set.
+func Exp(dst, src []float32) int {
+	n := min(len(dst), len(src))
+	best.exp(dst[:n], src[:n])
+	return n
+}
+
+// Sigmoid sets dst[i] = 1/(1+e^-src[i]) and returns the number of elements
+// set. Results below the smallest normal float32 (src[i] < ~-87.3) may be
+// flushed to 0 instead of a subnormal.
+func Sigmoid(dst, src []float32) int {
+	n := min(len(dst), len(src))
+	best.sigmoid(dst[:n], src[:n])
+	return n
+}
+
+// Add sets dst[i] = a[i] + b[i] and returns the number of elements set.
+func Add(dst, a, b []float32) int { return binary(best.add, dst, a, b) }
+
+// Sub sets dst[i] = a[i] - b[i] and returns the number of elements set.
+func Sub(dst, a, b []float32) int { return binary(best.sub, dst, a, b) }
+
+// Mul sets dst[i] = a[i] * b[i] and returns the number of elements set.
+func Mul(dst, a, b []float32) int { return binary(best.mul, dst, a, b) }
+
+// Div sets dst[i] = a[i] / b[i] and returns the number of elements set.
+func Div(dst, a, b []float32) int { return binary(best.div, dst, a, b) }
+
+// AddScalar sets dst[i] = a[i] + c and returns the number of elements set.
+func AddScalar(dst, a []float32, c float32) int { return binScalar(best.addVS, dst, a, c) }
+
+// SubScalar sets dst[i] = a[i] - c and returns the number of elements set.
+func SubScalar(dst, a []float32, c float32) int { return binScalar(best.subVS, dst, a, c) }
+
+// ScalarSub sets dst[i] = c - a[i] and returns the number of elements set.
+func ScalarSub(dst []float32, c float32, a []float32) int { return binScalar(best.subSV, dst, a, c) }
+
+// MulScalar sets dst[i] = a[i] * c and returns the number of elements set.
+func MulScalar(dst, a []float32, c float32) int { return binScalar(best.mulVS, dst, a, c) }
+
+// DivScalar sets dst[i] = a[i] / c and returns the number of elements set.
+// It divides (rather than multiplying by 1/c) so results match a[i]/c
+// exactly.
+func DivScalar(dst, a []float32, c float32) int { return binScalar(best.divVS, dst, a, c) }
+
+// ScalarDiv sets dst[i] = c / a[i] and returns the number of elements set.
+func ScalarDiv(dst []float32, c float32, a []float32) int { return binScalar(best.divSV, dst, a, c) }
+
+func binary(kern func(dst, a, b []float32), dst, a, b []float32) int {
+	n := min(len(dst), len(a), len(b))
+	kern(dst[:n], a[:n], b[:n])
+	return n
+}
+
+func binScalar(kern func(dst, a []float32, c float32), dst, a []float32, c float32) int {
+	n := min(len(dst), len(a))
+	kern(dst[:n], a[:n], c)
+	return n
+}
