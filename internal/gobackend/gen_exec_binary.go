@@ -71,7 +71,8 @@ func execAdd(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool)
 		execAddNumericGeneric[int64](lhs.flat.([]int64), rhs.flat.([]int64), output.flat.([]int64), lhs.shape, rhs.shape, output.shape)
 
 	case dtypes.Float32:
-		execAddNumericGeneric[float32](lhs.flat.([]float32), rhs.flat.([]float32), output.flat.([]float32), lhs.shape, rhs.shape, output.shape)
+		// gofast: SIMD kernels (exec_binary_f32.go), bit-identical results.
+		execFloat32Binary(f32Add, lhs.flat.([]float32), rhs.flat.([]float32), output.flat.([]float32), lhs.shape, rhs.shape, output.shape)
 
 	case dtypes.Float64:
 		execAddNumericGeneric[float64](lhs.flat.([]float64), rhs.flat.([]float64), output.flat.([]float64), lhs.shape, rhs.shape, output.shape)
@@ -193,7 +194,8 @@ func execMul(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool)
 		execMulNumericGeneric[int64](lhs.flat.([]int64), rhs.flat.([]int64), output.flat.([]int64), lhs.shape, rhs.shape, output.shape)
 
 	case dtypes.Float32:
-		execMulNumericGeneric[float32](lhs.flat.([]float32), rhs.flat.([]float32), output.flat.([]float32), lhs.shape, rhs.shape, output.shape)
+		// gofast: SIMD kernels (exec_binary_f32.go), bit-identical results.
+		execFloat32Binary(f32Mul, lhs.flat.([]float32), rhs.flat.([]float32), output.flat.([]float32), lhs.shape, rhs.shape, output.shape)
 
 	case dtypes.Float64:
 		execMulNumericGeneric[float64](lhs.flat.([]float64), rhs.flat.([]float64), output.flat.([]float64), lhs.shape, rhs.shape, output.shape)
@@ -311,7 +313,8 @@ func execSub(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool)
 		execSubNumericGeneric[int64](lhs.flat.([]int64), rhs.flat.([]int64), output.flat.([]int64), lhs.shape, rhs.shape, output.shape)
 
 	case dtypes.Float32:
-		execSubNumericGeneric[float32](lhs.flat.([]float32), rhs.flat.([]float32), output.flat.([]float32), lhs.shape, rhs.shape, output.shape)
+		// gofast: SIMD kernels (exec_binary_f32.go), bit-identical results.
+		execFloat32Binary(f32Sub, lhs.flat.([]float32), rhs.flat.([]float32), output.flat.([]float32), lhs.shape, rhs.shape, output.shape)
 
 	case dtypes.Float64:
 		execSubNumericGeneric[float64](lhs.flat.([]float64), rhs.flat.([]float64), output.flat.([]float64), lhs.shape, rhs.shape, output.shape)
@@ -444,7 +447,8 @@ func execDiv(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool)
 		execDivNumericGeneric[int64](lhs.flat.([]int64), rhs.flat.([]int64), output.flat.([]int64), lhs.shape, rhs.shape, output.shape)
 
 	case dtypes.Float32:
-		execDivNumericGeneric[float32](lhs.flat.([]float32), rhs.flat.([]float32), output.flat.([]float32), lhs.shape, rhs.shape, output.shape)
+		// gofast: SIMD kernels (exec_binary_f32.go), bit-identical results.
+		execFloat32Binary(f32Div, lhs.flat.([]float32), rhs.flat.([]float32), output.flat.([]float32), lhs.shape, rhs.shape, output.shape)
 
 	case dtypes.Float64:
 		execDivNumericGeneric[float64](lhs.flat.([]float64), rhs.flat.([]float64), output.flat.([]float64), lhs.shape, rhs.shape, output.shape)
