@@ -42,7 +42,9 @@ type PolicyOptions struct {
 // with a chat template (plus the generation prompt), tokenises them,
 // samples from a Model and decodes the answer. Completions carry the exact
 // sampled token ids and their log-probs, so a trainer can use them without
-// re-tokenising. Concurrent requests are batched: whoever finds the model
+// re-tokenising; and when a later prompt holds one of the policy's own
+// earlier answers (the next turn of an episode), that answer is encoded
+// with the ids that were sampled, not re-tokenised from its text. Concurrent requests are batched: whoever finds the model
 // idle runs every request waiting at that moment as one batch.
 type Policy struct {
 	model    *Model
@@ -54,6 +56,7 @@ type Policy struct {
 	pending  []*chatRequest
 	runToken chan struct{} // holding it means running a batch
 	requests atomic.Uint64
+	own      ownTokens // exact ids of this policy's answers, for later turns
 }
 
 var _ llm.ChatModel = (*Policy)(nil)
@@ -165,7 +168,7 @@ func (p *Policy) newRequest(ctx context.Context, messages []agentevolver.Message
 	if err := checkSampleOptions(&sample); err != nil {
 		return nil, err
 	}
-	prompt := p.tok.Encode(text)
+	prompt := p.own.encodePrompt(p.tok, text, messages)
 	if err := p.model.checkPrompt(prompt, sample.MaxTokens); err != nil {
 		return nil, err
 	}
@@ -244,7 +247,9 @@ func (p *Policy) completion(req *chatRequest) (llm.Completion, error) {
 		return llm.Completion{}, fmt.Errorf("model: decoding the completion: %w", err)
 	}
 	if i := stopIndex(text, req.stopStrings); i >= 0 {
-		text = text[:i]
+		text = text[:i] // the ids no longer spell the text: not remembered
+	} else {
+		p.own.remember(text, content)
 	}
 	return llm.Completion{
 		Message:          agentevolver.Message{Role: agentevolver.RoleAssistant, Content: text},
