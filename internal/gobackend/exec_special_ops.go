@@ -538,6 +538,7 @@ func execTranspose(backend *Backend, node *Node, inputs []*Buffer, inputsOwned [
 type transposeIterator struct {
 	flatIdx                                int
 	perAxisIdx, perAxisStrides, dimensions []int
+	permutations                           []int // gofast: for transposeBlocked
 }
 
 // newTransposeIterator creates a dynamic iterator that yields output flat indices
@@ -550,6 +551,7 @@ func newTransposeIterator(operand shapes.Shape, permutations []int) *transposeIt
 		perAxisIdx:     make([]int, rank),
 		perAxisStrides: make([]int, rank),
 		dimensions:     operand.Dimensions,
+		permutations:   permutations,
 	}
 
 	// First, calculate strides on the output.
@@ -603,9 +605,9 @@ var transposeDTypeMap = NewDTypeMap("Transpose")
 func execTransposeGeneric[T SupportedTypesConstraints](operand, output *Buffer, it *transposeIterator) {
 	operandFlat := operand.flat.([]T)
 	outputFlat := output.flat.([]T)
-	for _, value := range operandFlat {
-		outputFlat[it.next()] = value
-	}
+	// gofast: blocked copy (transpose_fast.go) instead of the iterator.
+	// Upstream's loop is transposeWithIterator in transpose_fast_test.go.
+	transposeBlocked(operandFlat[:operand.shape.Size()], outputFlat[:output.shape.Size()], it.dimensions, it.permutations)
 }
 
 // BroadcastOp ====================================================================================================
