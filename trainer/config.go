@@ -263,7 +263,13 @@ func DefaultConfig() Config {
 			ClipRatioLow: 0.2, ClipRatioHigh: 0.28, ClipRatioC: 3, OffClipRangeHigh: 0.6,
 			UseKLLoss: true, KLLossCoef: 0.001, KLLossType: "low_var_kl", LossAggMode: "token-mean",
 		},
-		Algorithm: AlgorithmConfig{AdvEstimator: "grpo", NormAdvByStdInGRPO: true},
+		// Advantages are not divided by the group's standard deviation
+		// (the reference divides): with 0/1 rewards that division gives a
+		// group with one success in four the same weight as an even one,
+		// and over seeds 1-4 the plain centred rewards raised held-out
+		// success every time (+4.3 to +18.5 points) while the divided
+		// ones lost 1.8 points on one seed.
+		Algorithm: AlgorithmConfig{AdvEstimator: "grpo", NormAdvByStdInGRPO: false},
 		// The warm start imitates the expert on 300 of the 500 training
 		// tasks; RL then practises on all of them.
 		WarmStart: WarmStartConfig{Steps: 250, BatchSize: 16, LR: 1e-3, Demos: 300},
