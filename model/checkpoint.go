@@ -308,16 +308,12 @@ func (m *Model) hostWeights() (out map[string]hostTensor, err error) {
 }
 
 // readBounded reads a file, failing with ErrBadCheckpoint when it is larger
-// than limit bytes (before reading it).
+// than limit bytes (never reading more than limit+1 of them).
 func readBounded(path string, limit int64) ([]byte, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadCheckpoint, err)
+	data, err := fsutil.ReadFile(path, limit)
+	if errors.Is(err, fsutil.ErrTooLarge) {
+		return nil, fmt.Errorf("%w: %s is more than the %d bytes this model can need", ErrBadCheckpoint, path, limit)
 	}
-	if info.Size() > limit {
-		return nil, fmt.Errorf("%w: %s is %d bytes, more than the %d this model can need", ErrBadCheckpoint, path, info.Size(), limit)
-	}
-	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadCheckpoint, err)
 	}

@@ -13,14 +13,18 @@ import (
 var ErrTooLarge = errors.New("file too large")
 
 // ReadFile reads the whole file at path, failing with an error wrapping
-// ErrTooLarge when it holds more than limit bytes. It never reads more
-// than limit+1 bytes, whatever the file claims to be.
+// ErrTooLarge when it holds more than limit bytes. A regular file that is
+// already too large is refused before any reading; otherwise it never reads
+// more than limit+1 bytes, whatever the file claims to be.
 func ReadFile(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() && info.Size() > limit {
+		return nil, fmt.Errorf("%s: %w (%d bytes, more than %d)", path, ErrTooLarge, info.Size(), limit)
+	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
