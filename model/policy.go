@@ -44,8 +44,9 @@ type PolicyOptions struct {
 // sampled token ids and their log-probs, so a trainer can use them without
 // re-tokenising; and when a later prompt holds one of the policy's own
 // earlier answers (the next turn of an episode), that answer is encoded
-// with the ids that were sampled, not re-tokenised from its text. Concurrent requests are batched: whoever finds the model
-// idle runs every request waiting at that moment as one batch.
+// with the ids that were sampled, not re-tokenised from its text.
+// Concurrent requests are batched: whoever finds the model idle runs every
+// request waiting at that moment as one batch.
 type Policy struct {
 	model    *Model
 	tok      tokenizer.Tokenizer
