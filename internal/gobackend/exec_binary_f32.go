@@ -41,20 +41,15 @@ func execFloat32Binary(op f32Op, lhs, rhs, output []float32, lhsShape, rhsShape,
 			lhsIdx, rhsIdx, outIdx, outEnd := runs.lhsIdx, runs.rhsIdx, runs.outIdx, runs.outEnd
 			n := outEnd - outIdx
 			out := output[outIdx:outEnd]
+			vector := n >= minVecRun
 			switch {
-			case n < minVecRun:
-				for i := range out {
-					out[i] = f32Scalar(op, lhs[lhsIdx], rhs[rhsIdx])
-					lhsIdx += lhsStep
-					rhsIdx += rhsStep
-				}
-			case lhsStep == 1 && rhsStep == 1:
+			case vector && lhsStep == 1 && rhsStep == 1:
 				f32VV(op, out, lhs[lhsIdx:lhsIdx+n], rhs[rhsIdx:rhsIdx+n])
-			case lhsStep == 1 && rhsStep == 0:
+			case vector && lhsStep == 1 && rhsStep == 0:
 				f32VS(op, out, lhs[lhsIdx:lhsIdx+n], rhs[rhsIdx])
-			case lhsStep == 0 && rhsStep == 1:
+			case vector && lhsStep == 0 && rhsStep == 1:
 				f32SV(op, out, lhs[lhsIdx], rhs[rhsIdx:rhsIdx+n])
-			default:
+			default: // short runs and strided ones
 				for i := range out {
 					out[i] = f32Scalar(op, lhs[lhsIdx], rhs[rhsIdx])
 					lhsIdx += lhsStep
