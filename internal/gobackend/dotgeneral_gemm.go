@@ -24,13 +24,12 @@ func execDotGeneralGemm(backend *Backend, lhs, rhs *Buffer, params *dotGeneralNo
 		C:          output.flat.([]float32),
 		MaxWorkers: gemmWorkers(backend),
 	}
-	var err error
 	var lhsTmp, rhsTmp *Buffer
 	p.A, p.ABatchStride, p.ARowStride, p.AColStride, lhsTmp = dgStridedOperand(backend, lhs, params.lhsContractingAxes, params.lhsBatchAxes, params.batchSize, params.lhsCrossSize, params.contractingSize)
 	// For rhs the cross axis is gemm's column axis (N) and the contracting
 	// axis its row axis (K).
 	p.B, p.BBatchStride, p.BColStride, p.BRowStride, rhsTmp = dgStridedOperand(backend, rhs, params.rhsContractingAxes, params.rhsBatchAxes, params.batchSize, params.rhsCrossSize, params.contractingSize)
-	err = gemm.Multiply(&p)
+	err := gemm.Multiply(&p)
 	if lhsTmp != nil {
 		backend.putBuffer(lhsTmp)
 	}
