@@ -28,11 +28,13 @@ func (s envTaskSource) NextTasks(_ context.Context, step, n int) ([]agentevolver
 		return nil, fmt.Errorf("%w: no training tasks", ErrConfig)
 	}
 	out := make([]agentevolver.Task, 0, n)
+	epoch, order := -1, []int(nil)
 	for i := range n {
 		pos := step*n + i
-		epoch, idx := pos/len(s.tasks), pos%len(s.tasks)
-		order := s.order(epoch)
-		out = append(out, s.tasks[order[idx]])
+		if e := pos / len(s.tasks); e != epoch {
+			epoch, order = e, s.order(e) // one permutation per epoch touched
+		}
+		out = append(out, s.tasks[order[pos%len(s.tasks)]])
 	}
 	return out, nil
 }
