@@ -10,7 +10,7 @@ import (
 	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
 )
 
-// benchTiny is the "tiny" shape of shared/bench/models.json.
+// benchTiny is the "tiny" shape of testdata/bench/models.json.
 func benchTiny() (Config, int, int, int) {
 	return Config{VocabSize: 512, HiddenSize: 64, NumHiddenLayers: 2, NumAttentionHeads: 4, NumKeyValueHeads: 2,
 		IntermediateSize: 192, RMSNormEps: 1e-6, RopeTheta: 10000}, 8, 128, 64

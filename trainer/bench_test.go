@@ -9,7 +9,7 @@ import (
 	"github.com/org/agentevolver/trainer"
 )
 
-// benchSetup builds the tiny bench shape of shared/bench/models.json: an
+// benchSetup builds the tiny bench shape of testdata/bench/models.json: an
 // updater configured as the "train" benchmark, its reference and a batch
 // with old and reference log-probs.
 func benchSetup(b *testing.B) (*trainer.Updater, *trainer.Reference, *trainer.Batch) {

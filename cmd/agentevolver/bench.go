@@ -24,7 +24,7 @@ func init() {
 	})
 }
 
-// benchShape is one model of shared/bench/models.json with the batch
+// benchShape is one model of testdata/bench/models.json with the batch
 // shape its benchmarks use.
 type benchShape struct {
 	Model     model.Config
@@ -34,7 +34,7 @@ type benchShape struct {
 	GenTokens int
 }
 
-// benchShapes returns the shapes of shared/bench/models.json by name.
+// benchShapes returns the shapes of testdata/bench/models.json by name.
 func benchShapes() map[string]benchShape {
 	return map[string]benchShape{
 		"tiny": {
@@ -102,7 +102,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
 	}
-	modelName := fs.String("model", "tiny", "model shape: tiny or small (shared/bench/models.json)")
+	modelName := fs.String("model", "tiny", "model shape: tiny or small (testdata/bench/models.json)")
 	backend := fs.String("backend", "", "GoMLX backend (default $GOMLX_BACKEND or "+model.DefaultBackend+")")
 	steps := fs.Int("steps", 10, "timed steps; the median is reported")
 	warmup := fs.Int("warmup", 2, "untimed warm-up steps")

@@ -16,7 +16,7 @@ func init() {
 }
 
 // setupTrainBench prepares one RL update on batch_size x seq_len tokens as
-// shared/bench/README.md describes: forward of the policy and of a frozen
+// testdata/bench/README.md describes: forward of the policy and of a frozen
 // reference copy, log-probs of the response half, PPO clip 0.2/0.28 with
 // dual clip 3.0 and token-mean over the loss mask, k3 KL to the reference
 // with coefficient 0.001, backward, gradient-norm clip 1.0, AdamW (lr 1e-4,

@@ -74,7 +74,8 @@ func decode(t testing.TB, name, where, key string, m map[string]json.RawMessage,
 }
 
 // Dir returns the fixture directory: $AGENTEVOLVER_GOLDEN_DIR when set, else
-// ../shared/golden next to the module root (found by walking up to go.mod).
+// testdata/golden at the module root (found by walking up to go.mod), where
+// the fixtures are kept so that the tests pass from a plain clone.
 func Dir(t testing.TB) string {
 	t.Helper()
 	if d := os.Getenv(DirEnvVar); d != "" {
@@ -86,7 +87,7 @@ func Dir(t testing.TB) string {
 	}
 	for dir := wd; ; dir = filepath.Dir(dir) {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "golden")
+			return filepath.Join(dir, "testdata", "golden")
 		}
 		if filepath.Dir(dir) == dir {
 			t.Fatalf("golden: no go.mod above %s; set %s", wd, DirEnvVar)

@@ -49,3 +49,21 @@ func TestLoadEveryFixture(t *testing.T) {
 		t.Logf("golden %s: %d cases", name, len(f.Cases))
 	}
 }
+
+// TestFixturesInModule checks that every fixture file of the original's
+// golden set is kept inside the module and parses with cases, so the tests
+// that read them pass from a plain clone.
+func TestFixturesInModule(t *testing.T) {
+	files := []string{
+		"adca_advantage.json", "agg_loss.json", "experience_strip.json", "grpo_advantage.json",
+		"het_policy_loss.json", "judge_score_parse.json", "kl_penalty.json", "loss_mask.json",
+		"madness.json", "parse_step_judgments.json", "step_eval_prompt.json", "step_ids.json",
+		"suffix_sum_broadcast.json", "task_dedup_filter.json",
+	}
+	for _, name := range files {
+		f := Load(t, name)
+		if f.Function == "" || f.Reference == "" {
+			t.Errorf("%s: no function or reference", name)
+		}
+	}
+}
