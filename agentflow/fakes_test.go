@@ -122,6 +122,9 @@ type counterEnv struct {
 	initState   []agentevolver.Message // nil: [system, user]
 	failCreates map[string]int         // task id -> creates to fail
 	stepErrAt   int                    // fail this step (1-based) of every instance
+	stepPanicAt int                    // panic at this step (1-based) of every instance
+	evalErr     error                  // Evaluate fails with it
+	evalScore   *float64               // Evaluate returns it
 	toolObs     bool                   // observe through tool messages
 	blockSteps  bool                   // Step waits for cancellation
 	stepDelay   time.Duration
@@ -197,6 +200,9 @@ func (e *counterEnv) Step(ctx context.Context, instanceID string, action agentev
 	if c.steps == e.stepErrAt {
 		return envclient.StepResult{}, fmt.Errorf("counter crashed: %w", envclient.ErrUnavailable)
 	}
+	if c.steps == e.stepPanicAt {
+		panic("counter overflow")
+	}
 	if action.Role != agentevolver.RoleAssistant {
 		return envclient.StepResult{}, envclient.ErrBadRequest
 	}
@@ -217,6 +223,12 @@ func (e *counterEnv) Evaluate(_ context.Context, instanceID string, params map[s
 	c, ok := e.instances[instanceID]
 	if !ok {
 		return 0, envclient.ErrInstanceNotFound
+	}
+	if e.evalErr != nil {
+		return 0, e.evalErr
+	}
+	if e.evalScore != nil {
+		return *e.evalScore, nil
 	}
 	if c.count >= e.goal {
 		return 1, nil

@@ -131,12 +131,12 @@ type Result struct {
 	InstanceID string
 }
 
-// Run runs one episode. An environment failure during a step ends the
-// episode without error: the trajectory records it in Error with
-// IsTerminated false, and it is scored as it stands. Failures before the
-// first step, of the policy, of scoring (unless the environment already
-// failed) and cancellation are returned as errors. The environment instance
-// is always released.
+// Run runs one episode. An episode whose environment or policy fails (see
+// FailureCause) returns an *EpisodeError: it has no training samples and no
+// score. An initial prompt that leaves no room for a response returns an
+// error wrapping ErrPromptTooLong. Cancellation and configuration errors are
+// returned as they are. Hitting MaxSteps or the context window later is a
+// normal, truncated episode. The environment instance is always released.
 func (f *Flow) Run(ctx context.Context, r Rollout) (res Result, err error) {
 	if f.Env == nil || f.Policy == nil {
 		return Result{}, fmt.Errorf("%w: Env and Policy are required", ErrConfig)
@@ -155,9 +155,14 @@ func (f *Flow) Run(ctx context.Context, r Rollout) (res Result, err error) {
 	// Released even when Create fails: a create that timed out may still
 	// have made the instance.
 	defer f.release(ctx, res.InstanceID, log)
-	init, err := f.Env.Create(ctx, envType, r.Task.TaskID, res.InstanceID, map[string]any{"is_open_query": r.Task.OpenQuery})
+	init, err := guard("create", func() (envclient.InitState, error) {
+		return f.Env.Create(ctx, envType, r.Task.TaskID, res.InstanceID, map[string]any{"is_open_query": r.Task.OpenQuery})
+	})
 	if err != nil {
-		return res, fmt.Errorf("create instance: %w", err)
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		return res, fail(FailCreate, -1, fmt.Errorf("create instance: %w", err))
 	}
 	if id := init.InstanceID(); id != "" && id != res.InstanceID {
 		// The environment chose another id; release it too.
@@ -167,7 +172,7 @@ func (f *Flow) Run(ctx context.Context, r Rollout) (res Result, err error) {
 
 	msgs, query, err := f.initialMessages(init.State, r.Task)
 	if err != nil {
-		return res, err
+		return res, fail(FailInitState, -1, err)
 	}
 	traj := agentevolver.Trajectory{
 		TaskID:    r.Task.TaskID,
@@ -204,16 +209,28 @@ func (f *Flow) Run(ctx context.Context, r Rollout) (res Result, err error) {
 	}
 
 	traj.Steps = cm.Steps()
-	score, reason, err := f.rewarder().CalculateReward(ctx, RewardInput{Task: r.Task, Trajectory: traj, Env: f.Env, InstanceID: res.InstanceID})
-	if err != nil {
-		if ctx.Err() != nil || traj.Error == "" {
-			return res, fmt.Errorf("reward: %w", err)
-		}
-		// The environment already failed; keep the episode, unscored.
-		log.Warn("agentflow: cannot score an episode the environment failed", "err", err)
-		score, reason = 0, "reward unavailable: "+err.Error()
+	in := RewardInput{Task: r.Task, Trajectory: traj, Env: f.Env, InstanceID: res.InstanceID}
+	type scored struct {
+		score  float64
+		reason string
 	}
-	traj.Reward = agentevolver.NewReward(score, reason, cm.Madness())
+	sc, err := guard("evaluate", func() (scored, error) {
+		score, reason, err := f.rewarder().CalculateReward(ctx, in)
+		return scored{score, reason}, err
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		if errors.Is(err, envclient.ErrNonFiniteScore) {
+			return res, fail(FailScore, -1, fmt.Errorf("reward: %w", err))
+		}
+		return res, fail(FailEvaluate, -1, fmt.Errorf("reward: %w", err))
+	}
+	if err := checkScore(sc.score); err != nil {
+		return res, fail(FailScore, -1, err)
+	}
+	traj.Reward = agentevolver.NewReward(sc.score, sc.reason, cm.Madness())
 	cm.Finish()
 	traj.Steps = cm.Steps()
 	res.Trajectory = traj
@@ -245,6 +262,11 @@ func (f *Flow) loop(ctx context.Context, cm contextmgr.ContextManager, instanceI
 		}
 		prompt, err := cm.Prompt()
 		if errors.Is(err, contextmgr.ErrContextFull) {
+			if step == 0 {
+				// Not a truncated episode: the policy never spoke, so
+				// every episode like it would be wasted.
+				return fmt.Errorf("%w (response length %d): %w", ErrPromptTooLong, f.Chat.MaxTokens, err)
+			}
 			log.Warn("agentflow: context window full; episode cut", "step", step, "err", err)
 			traj.IsTerminated = false
 			return nil
@@ -256,9 +278,12 @@ func (f *Flow) loop(ctx context.Context, cm contextmgr.ContextManager, instanceI
 			turnSeed := TurnSeed(*seed, step)
 			opts.Seed = &turnSeed
 		}
-		out, err := f.Policy.Chat(ctx, prompt, opts)
+		out, err := guard("policy", func() (llm.Completion, error) { return f.Policy.Chat(ctx, prompt, opts) })
 		if err != nil {
-			return fmt.Errorf("policy: %w", err)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fail(FailPolicy, step, fmt.Errorf("policy: %w", err))
 		}
 		if err := cm.RecordLLM(ctx, prompt, out); err != nil {
 			return err
@@ -267,17 +292,18 @@ func (f *Flow) loop(ctx context.Context, cm contextmgr.ContextManager, instanceI
 		if err != nil {
 			return err
 		}
-		result, err := f.Env.Step(ctx, instanceID, action, nil)
+		result, err := guard("step", func() (envclient.StepResult, error) { return f.Env.Step(ctx, instanceID, action, nil) })
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
+			var pe *PanicError
+			if errors.As(err, &pe) {
+				return fail(FailStepPanic, step, err)
+			}
 			// [BUG/QUIRK] fixed: the reference ended such an episode as
-			// terminated, as if the task were done.
-			log.Warn("agentflow: environment step failed; episode cut", "step", step, "err", err)
-			traj.Error = fmt.Sprintf("env step %d: %v", step, err)
-			traj.IsTerminated = false
-			return nil
+			// terminated, as if the task were done, and trained on it.
+			return stepFailure(step, fmt.Errorf("env step: %w", err))
 		}
 		if err := cm.RecordEnv(Observation(result, f.MaxObservationBytes)); err != nil {
 			return err

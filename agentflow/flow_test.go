@@ -3,6 +3,8 @@ package agentflow_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -51,11 +53,6 @@ func TestRunEpisodes(t *testing.T) {
 		wantLastOb string // content of the last recorded observation
 	}{
 		{name: "success", goal: 3, wantTurns: 3, wantTerm: true, wantReward: 1, wantLastOb: "count is 2"},
-		{
-			name: "env error mid-episode is recorded, not terminal", goal: 5,
-			setup:     func(e *counterEnv, _ *agentflow.Flow) { e.stepErrAt = 3 },
-			wantTurns: 3, wantErr: "env step 2: counter crashed", wantReward: 0.4, wantLastOb: "count is 2",
-		},
 		{
 			name: "tool observations are converted", goal: 2,
 			setup:     func(e *counterEnv, _ *agentflow.Flow) { e.toolObs = true },
@@ -140,15 +137,88 @@ func TestRunOverflowBeforeFirstTurn(t *testing.T) {
 	env := newCounterEnv(3)
 	f := newFlow(env)
 	f.Context.MaxModelLen, f.Context.ResponseLength = 60, 10
-	res, err := f.Run(context.Background(), rollout("t0"))
-	if err != nil {
-		t.Fatal(err)
+	_, err := f.Run(context.Background(), rollout("t0"))
+	if !errors.Is(err, agentflow.ErrPromptTooLong) || !errors.Is(err, contextmgr.ErrContextFull) || !strings.Contains(err.Error(), "tokens, limit") {
+		t.Fatalf("err = %v, want ErrPromptTooLong with the sizes", err)
 	}
-	if len(res.Samples) != 0 || len(res.Trajectory.Steps) != 2 || res.Trajectory.IsTerminated {
-		t.Errorf("samples %d, steps %d, terminated %v", len(res.Samples), len(res.Trajectory.Steps), res.Trajectory.IsTerminated)
+	if agentflow.CauseOf(err) != "" {
+		t.Errorf("cause %q: a configuration error is not an episode failure", agentflow.CauseOf(err))
 	}
 	if env.open() != 0 {
 		t.Error("instance not released")
+	}
+}
+
+// TestRunEnvironmentFailures checks that every environment failure ends the
+// episode with an *EpisodeError of its cause, the environment's message
+// kept, no samples, and the instance released.
+func TestRunEnvironmentFailures(t *testing.T) {
+	nan := math.NaN()
+	inf := math.Inf(1)
+	tests := []struct {
+		name      string
+		setup     func(*counterEnv, *agentflow.Flow)
+		cause     agentflow.FailureCause
+		step      int
+		message   string
+		retriable bool
+	}{
+		{"create", func(e *counterEnv, _ *agentflow.Flow) { e.failCreates["t0"] = 1 }, agentflow.FailCreate, -1, "create t0", true},
+		{"bad initial state", func(e *counterEnv, _ *agentflow.Flow) {
+			e.initState = []agentevolver.Message{{Role: "system"}}
+		}, agentflow.FailInitState, -1, "want [system, user]", false},
+		{"step error", func(e *counterEnv, _ *agentflow.Flow) { e.stepErrAt = 2 }, agentflow.FailStep, 1, "counter crashed", true},
+		{"step panic", func(e *counterEnv, _ *agentflow.Flow) { e.stepPanicAt = 2 }, agentflow.FailStepPanic, 1, "counter overflow", false},
+		{"evaluate error", func(e *counterEnv, _ *agentflow.Flow) {
+			e.evalErr = fmt.Errorf("judge offline: %w", envclient.ErrServer)
+		}, agentflow.FailEvaluate, -1, "judge offline", false},
+		{"NaN score", func(e *counterEnv, _ *agentflow.Flow) { e.evalScore = &nan }, agentflow.FailScore, -1, "NaN", false},
+		{"infinite score", func(e *counterEnv, _ *agentflow.Flow) { e.evalScore = &inf }, agentflow.FailScore, -1, "+Inf", false},
+		{"reward calculator error", func(_ *counterEnv, f *agentflow.Flow) {
+			f.Reward = agentflow.RewardFunc(func(context.Context, agentflow.RewardInput) (float64, string, error) {
+				return 0, "", errors.New("grader crashed")
+			})
+		}, agentflow.FailEvaluate, -1, "grader crashed", false},
+		{"policy error", func(_ *counterEnv, f *agentflow.Flow) {
+			f.Policy = policyFunc(func(context.Context, []agentevolver.Message) (string, error) { return "", errPolicyDown })
+		}, agentflow.FailPolicy, 0, "policy down", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := newCounterEnv(3)
+			f := newFlow(env)
+			tt.setup(env, f)
+			res, err := f.Run(context.Background(), rollout("t0"))
+			var ee *agentflow.EpisodeError
+			if !errors.As(err, &ee) {
+				t.Fatalf("err = %v, want an *EpisodeError", err)
+			}
+			if ee.Cause != tt.cause || ee.Step != tt.step || !strings.Contains(err.Error(), tt.message) {
+				t.Errorf("cause %q step %d (%v), want %q step %d with %q", ee.Cause, ee.Step, err, tt.cause, tt.step, tt.message)
+			}
+			if len(res.Samples) != 0 {
+				t.Errorf("%d samples from a failed episode", len(res.Samples))
+			}
+			if env.open() != 0 {
+				t.Errorf("%d instances left open", env.open())
+			}
+			// The Runner retries only what another attempt may cure.
+			env2 := newCounterEnv(3)
+			f2 := newFlow(env2)
+			tt.setup(env2, f2)
+			if tt.cause == agentflow.FailCreate {
+				env2.failCreates["t0"] = 5 // fails every attempt
+			}
+			r := &agentflow.Runner{Flow: f2, MaxAttempts: 2, Backoff: time.Millisecond}
+			_, err = r.Run(context.Background(), []agentflow.Rollout{rollout("t0")})
+			res2 := agentflow.RolloutErrors(err)
+			if len(res2) != 1 {
+				t.Fatalf("RolloutErrors(%v) = %v", err, res2)
+			}
+			if retried := res2[0].Attempts > 1; retried != tt.retriable {
+				t.Errorf("attempts %d, want retried %v", res2[0].Attempts, tt.retriable)
+			}
+		})
 	}
 }
 
@@ -297,22 +367,6 @@ func TestRunRewardSeesFinalObservation(t *testing.T) {
 	}
 	if r := res.Trajectory.Reward; r.Outcome != 0.5 || r.Description != "half" || r.SuccessRate != 0 {
 		t.Errorf("reward = %+v", r)
-	}
-}
-
-func TestRunUnscoredAfterEnvError(t *testing.T) {
-	env := newCounterEnv(3)
-	env.stepErrAt = 1
-	f := newFlow(env)
-	f.Reward = agentflow.RewardFunc(func(context.Context, agentflow.RewardInput) (float64, string, error) {
-		return 0, "", errors.New("cannot evaluate a crashed counter")
-	})
-	res, err := f.Run(context.Background(), rollout("t0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Trajectory.Error == "" || res.Trajectory.Reward.Outcome != 0 || !strings.HasPrefix(res.Trajectory.Reward.Description, "reward unavailable") {
-		t.Errorf("trajectory = %+v", res.Trajectory)
 	}
 }
 

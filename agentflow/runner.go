@@ -50,7 +50,8 @@ type Runner struct {
 	Logger *slog.Logger
 }
 
-// RolloutError reports an episode that failed all its attempts.
+// RolloutError reports an episode that failed all its attempts (or one
+// that another attempt could not cure).
 type RolloutError struct {
 	TaskID, DataID, RolloutID string
 	// Attempts is the number of tries made.
@@ -157,7 +158,7 @@ func (r *Runner) runWithRetry(ctx context.Context, ro Rollout) (Result, error) {
 		if ctx.Err() != nil {
 			return Result{}, ctx.Err()
 		}
-		if permanent(err) || tries >= attempts {
+		if !retriable(err) || tries >= attempts {
 			break
 		}
 		wait := min(delay, maxDelay)
@@ -172,6 +173,29 @@ func (r *Runner) runWithRetry(ctx context.Context, ro Rollout) (Result, error) {
 	}
 	log.Error("agentflow: episode failed", "attempts", tries, "err", err)
 	return Result{}, &RolloutError{TaskID: ro.Task.TaskID, DataID: ro.DataID, RolloutID: ro.RolloutID, Attempts: tries, Err: err}
+}
+
+// RolloutErrors returns the *RolloutError values joined in an error that
+// Runner.Run returned, in order.
+func RolloutErrors(err error) []*RolloutError {
+	var out []*RolloutError
+	var walk func(error)
+	walk = func(e error) {
+		if e == nil {
+			return
+		}
+		if re, ok := e.(*RolloutError); ok {
+			out = append(out, re)
+			return
+		}
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, x := range j.Unwrap() {
+				walk(x)
+			}
+		}
+	}
+	walk(err)
+	return out
 }
 
 // permanent reports errors another attempt cannot cure.

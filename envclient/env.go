@@ -70,4 +70,7 @@ var (
 	ErrUnavailable = errors.New("envclient: environment unavailable")
 	// ErrBadResponse reports a response that could not be understood.
 	ErrBadResponse = errors.New("envclient: malformed response")
+	// ErrNonFiniteScore reports an evaluation that returned NaN or an
+	// infinity: no trainer can learn from it.
+	ErrNonFiniteScore = errors.New("envclient: non-finite score")
 )

@@ -33,9 +33,3 @@ type Instance interface {
 	Close() error
 }
 
-// ProfileProvider is implemented by environments that can describe
-// themselves with an environment profile (reference §4.2) for task
-// synthesis.
-type ProfileProvider interface {
-	Profile() agentevolver.EnvProfile
-}

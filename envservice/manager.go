@@ -154,6 +154,16 @@ func (m *Manager) Environments() []string {
 	return slices.Sorted(maps.Keys(m.envs))
 }
 
+// Environment returns the environment registered as name, so that callers
+// holding the Manager can look for its optional capabilities (Expert,
+// CorpusProvider, ...).
+func (m *Manager) Environment(name string) (Environment, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	env, ok := m.envs[name]
+	return env, ok
+}
+
 func (m *Manager) environment(envType string) (Environment, error) {
 	if envType == "" {
 		return nil, errMissing("env_type")
@@ -369,7 +379,7 @@ func (m *Manager) Evaluate(ctx context.Context, instanceID string, params map[st
 	return use(ctx, m, "evaluate", instanceID, func(inst Instance) (float64, error) {
 		score, err := inst.Evaluate(ctx, params)
 		if err == nil && (math.IsNaN(score) || math.IsInf(score, 0)) {
-			err = fmt.Errorf("environment returned a non-finite score %v", score)
+			err = fmt.Errorf("%w: environment returned %v", envclient.ErrNonFiniteScore, score)
 		}
 		return score, err
 	})

@@ -1,0 +1,150 @@
+package agentflow
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/org/agentevolver/envclient"
+	"github.com/org/agentevolver/envservice"
+)
+
+// FailureCause classifies a failed episode. An episode fails when its
+// environment (or its policy) breaks: it is never training data and never a
+// validation score. Hitting Flow.MaxSteps or the context window is not a
+// failure but a normal truncated episode.
+type FailureCause string
+
+// Failure causes, as they appear in metrics (rollout/failed/<cause>).
+const (
+	// FailCreate: the instance could not be created.
+	FailCreate FailureCause = "create"
+	// FailInitState: the initial state broke the contract (exactly a system
+	// and a user message) or could not be read.
+	FailInitState FailureCause = "init_state"
+	// FailStep: a step returned an error.
+	FailStep FailureCause = "step"
+	// FailStepPanic: environment code panicked during a step.
+	FailStepPanic FailureCause = "step_panic"
+	// FailEvaluate: scoring the episode returned an error (the
+	// environment's evaluation or a RewardCalculator).
+	FailEvaluate FailureCause = "evaluate"
+	// FailScore: the score was NaN or infinite.
+	FailScore FailureCause = "non_finite_score"
+	// FailPolicy: the policy could not answer.
+	FailPolicy FailureCause = "policy"
+)
+
+// ErrPromptTooLong reports an episode whose initial prompt alone leaves no
+// room for a response in the context window: a configuration error
+// (rollout.max_model_len, rollout.response_length or the environment's
+// prompts), never retried. It wraps contextmgr.ErrContextFull's sizes.
+var ErrPromptTooLong = errors.New("agentflow: the initial prompt does not fit the context window")
+
+// EpisodeError reports an episode that failed, with its cause.
+type EpisodeError struct {
+	// Cause classifies the failure.
+	Cause FailureCause
+	// Step is the policy turn at which it failed (0-based), or -1 before
+	// the first turn.
+	Step int
+	// Err is the underlying error, the environment's message included.
+	Err error
+}
+
+// Error implements error.
+func (e *EpisodeError) Error() string {
+	if e.Step >= 0 {
+		return fmt.Sprintf("agentflow: episode failed (%s at step %d): %v", e.Cause, e.Step, e.Err)
+	}
+	return fmt.Sprintf("agentflow: episode failed (%s): %v", e.Cause, e.Err)
+}
+
+// Unwrap returns the underlying error.
+func (e *EpisodeError) Unwrap() error { return e.Err }
+
+// CauseOf returns the cause of a failed episode's error: the EpisodeError's
+// cause, "" for errors that are not episode failures (cancellation,
+// configuration).
+func CauseOf(err error) FailureCause {
+	var ee *EpisodeError
+	if errors.As(err, &ee) {
+		return ee.Cause
+	}
+	return ""
+}
+
+// fail wraps err as an EpisodeError of cause at step.
+func fail(cause FailureCause, step int, err error) *EpisodeError {
+	return &EpisodeError{Cause: cause, Step: step, Err: err}
+}
+
+// stepFailure classifies a failed step: a panic recovered by an
+// envservice.Manager is a step panic, anything else a step error.
+func stepFailure(step int, err error) *EpisodeError {
+	var pe *envservice.PanicError
+	if errors.As(err, &pe) {
+		return fail(FailStepPanic, step, err)
+	}
+	return fail(FailStep, step, err)
+}
+
+// checkScore rejects a non-finite score.
+func checkScore(score float64) error {
+	if math.IsNaN(score) || math.IsInf(score, 0) {
+		return fmt.Errorf("score %v is not a finite number", score)
+	}
+	return nil
+}
+
+// PanicError is a panic of a call into the environment or the policy that
+// the Flow recovered (an envservice.Manager recovers its own and returns
+// *envservice.PanicError instead).
+type PanicError struct {
+	// Op names the call: "create", "step", "evaluate", "policy", ...
+	Op string
+	// Value is the value passed to panic.
+	Value any
+}
+
+// Error implements error.
+func (e *PanicError) Error() string { return fmt.Sprintf("agentflow: %s panicked: %v", e.Op, e.Value) }
+
+// guard runs f, turning a panic into a *PanicError for op.
+func guard[T any](op string, f func() (T, error)) (v T, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &PanicError{Op: op, Value: p}
+		}
+	}()
+	return f()
+}
+
+// retriable reports whether another attempt of an episode that failed with
+// err may succeed. Configuration errors, requests the environment rejected
+// as invalid (bad request, unknown task or instance) and failures the
+// environment will repeat (a step, scoring or initial-state fault, a panic)
+// are not retried; outages (unavailable, too many instances) and other
+// create failures are. A policy failure is not retried either: the llm
+// clients retry their own transient errors.
+func retriable(err error) bool {
+	switch {
+	case errors.Is(err, ErrConfig), errors.Is(err, ErrPromptTooLong), errors.Is(err, ErrInitState),
+		errors.Is(err, envclient.ErrBadRequest), errors.Is(err, envclient.ErrInstanceNotFound):
+		return false
+	case errors.Is(err, envclient.ErrUnavailable), errors.Is(err, envclient.ErrTooManyInstances):
+		return true
+	}
+	var pe *PanicError
+	var spe *envservice.PanicError
+	if errors.As(err, &pe) || errors.As(err, &spe) {
+		return false
+	}
+	switch CauseOf(err) {
+	case FailCreate:
+		return true
+	case "":
+		return !permanent(err)
+	}
+	return false
+}
