@@ -32,4 +32,3 @@ type Instance interface {
 	// Close releases the instance's resources.
 	Close() error
 }
-
