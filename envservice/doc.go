@@ -8,6 +8,13 @@
 // evaluate, info, close). Environments are registered by name on a Manager,
 // which is an allow-list: nothing is ever loaded by name.
 //
+// An environment may also offer optional capabilities, found by type
+// assertion and all documented in capabilities.go: ProfileProvider (an
+// environment profile), Expert (demonstrations), CorpusProvider (text to
+// learn a tokenizer from) and TaskMetadataProvider (task difficulty).
+// Manager.Environment returns a registered environment so that code holding
+// the Manager can look for them.
+//
 //	m := envservice.NewManager(envservice.ManagerConfig{Logger: logger})
 //	if err := m.Register("toolworld", env); err != nil { ... }
 //	srv := envservice.NewServer(m, envservice.ServerConfig{DefaultEnvType: "toolworld"})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/org/agentevolver/contextmgr"
 	"github.com/org/agentevolver/internal/config"
 	"github.com/org/agentevolver/model"
 )
@@ -49,7 +50,24 @@ type RunConfig struct {
 	Backend string `yaml:"backend"`
 	// Progress shows progress bars when stderr is a terminal.
 	Progress bool `yaml:"progress"`
+	// MaxFailedRatio is the largest share of a step's episodes (or of a
+	// validation's) that may fail in the environment before Fit stops
+	// with an error after a checkpoint. Failed episodes are never trained
+	// on; many of them mean a broken environment, and training on the
+	// survivors alone would bias the policy towards whatever the
+	// environment happens not to break on. Zero means
+	// DefaultMaxFailedRatio; 1 never stops (unless every episode fails).
+	MaxFailedRatio float64 `yaml:"max_failed_ratio"`
 }
+
+// DefaultMaxFailedRatio is RunConfig.MaxFailedRatio's default: a quarter
+// of the episodes failing is far beyond a flaky environment.
+const DefaultMaxFailedRatio = 0.25
+
+// DefaultEnvType is the environment type of a configuration whose env.type
+// is empty and that names no env.url and gets no Options.Env: the built-in
+// environment of the main job.
+const DefaultEnvType = "toolworld"
 
 // DataConfig bounds samples and picks the task splits.
 type DataConfig struct {
@@ -67,11 +85,17 @@ type DataConfig struct {
 	ValTasks int `yaml:"val_tasks"`
 	// Shuffle shuffles the training tasks each epoch (seeded).
 	Shuffle bool `yaml:"shuffle"`
+	// MaxDifficulty keeps only tasks whose difficulty is at most
+	// MaxDifficulty (environments with envservice.TaskMetadataProvider);
+	// 0 keeps all.
+	MaxDifficulty int `yaml:"max_difficulty"`
 }
 
 // EnvConfig chooses the environment.
 type EnvConfig struct {
-	// Type is the environment type (env_type); "toolworld" is built in.
+	// Type is the environment type (env_type). Empty means the single type
+	// Options.Env serves, or DefaultEnvType when the trainer builds the
+	// environment itself; it is required with URL.
 	Type string `yaml:"type"`
 	// URL is the base URL of a remote env service (the Python one
 	// included). Empty runs the built-in environment in process.
@@ -80,11 +104,12 @@ type EnvConfig struct {
 	// talks to it over HTTP, as a remote service would be used.
 	Companion     bool   `yaml:"companion"`
 	CompanionAddr string `yaml:"companion_addr"`
-	// Toolworld configures the built-in environment.
+	// Toolworld configures the built-in toolworld environment. The
+	// trainer never reads it: its factory in Options.Environments does.
 	Toolworld ToolworldConfig `yaml:"toolworld"`
 }
 
-// ToolworldConfig mirrors toolworld.Config.
+// ToolworldConfig mirrors toolworld.Config (package envs/toolworld).
 type ToolworldConfig struct {
 	Seed      int64 `yaml:"seed"`
 	Compact   bool  `yaml:"compact"`
@@ -154,6 +179,59 @@ type RolloutConfig struct {
 	// rollouts identical; a positive temperature makes pass@k mean
 	// something.)
 	ValTemperature float64 `yaml:"val_temperature"`
+	// ContextTemplate is the context manager of every episode, by the
+	// reference's names: "linear" (the default), "linear_think",
+	// "context_selfclip" or "memory".
+	ContextTemplate string `yaml:"context_template"`
+	// UseQwen3 appends "/no_think" to the task and to observations, the
+	// Qwen3 switch that turns thinking off (rollout.use_qwen3).
+	UseQwen3 bool `yaml:"use_qwen3"`
+	// LinearThink, SelfClip and Memory are the settings of their
+	// strategies; each is read only when ContextTemplate selects it.
+	LinearThink LinearThinkConfig `yaml:"linear_think"`
+	SelfClip    SelfClipConfig    `yaml:"context_selfclip"`
+	Memory      MemoryConfig      `yaml:"memory"`
+}
+
+// LinearThinkConfig configures the linear_think context manager: one
+// sample per turn, earlier thinking dropped from later prompts.
+type LinearThinkConfig struct {
+	// ForceThink asks the policy to think in <think> tags and then answer
+	// in the format of ThinkPreference.
+	ForceThink bool `yaml:"force_think"`
+	// ThinkPreference is "code" (the default) or "box".
+	ThinkPreference string `yaml:"think_preference"`
+	// TrainHistory keeps earlier turns trainable in later prompts
+	// (train_history_infer_token).
+	TrainHistory bool `yaml:"train_history_infer_token"`
+	// MaxSamples bounds an episode's samples (max_sample_per_task; 0: 30).
+	MaxSamples int `yaml:"max_sample_per_task"`
+}
+
+// SelfClipConfig configures the context_selfclip context manager: when
+// the context grows past ClipTriggerTokens, a model (the policy itself)
+// decides which messages to drop or compress.
+type SelfClipConfig struct {
+	// ClipTriggerTokens is the context size that triggers clipping
+	// (context_template_clip_trigger_token_num; 0: 8192).
+	ClipTriggerTokens int `yaml:"clip_trigger_token_num"`
+	// ClipReplyTokens bounds the clip decisions (0: 4096).
+	ClipReplyTokens int `yaml:"clip_response_length"`
+	// TrainClipDecisions trains on the policy's clip decisions
+	// (context_template_train_sp_action).
+	TrainClipDecisions bool `yaml:"train_sp_action"`
+	// ForceThink and ThinkPreference are as in LinearThinkConfig.
+	ForceThink      bool   `yaml:"force_think"`
+	ThinkPreference string `yaml:"think_preference"`
+	// MaxSamples bounds an episode's samples (0: 30).
+	MaxSamples int `yaml:"max_sample_per_task"`
+}
+
+// MemoryConfig configures the memory context manager: one sample per
+// turn, the policy's own notes carried between turns.
+type MemoryConfig struct {
+	// MaxSamples bounds an episode's samples (0: 30).
+	MaxSamples int `yaml:"max_sample_per_task"`
 }
 
 // ActorConfig is the policy update (actor_rollout_ref.actor).
@@ -225,7 +303,6 @@ func DefaultConfig() Config {
 			Shuffle:           true,
 		},
 		Env: EnvConfig{
-			Type:          "toolworld",
 			CompanionAddr: "127.0.0.1:0",
 			Toolworld: ToolworldConfig{
 				Compact: true, MaxLevel: 1,
@@ -256,7 +333,7 @@ func DefaultConfig() Config {
 			// the reference, so one rollout per task suffices.
 			N: 4, Temperature: 0.7, TopP: 1, ResponseLength: 64, MaxModelLen: 1024,
 			MaxEnvLen: 256, MaxSteps: 3, Concurrency: 32, Sparse: true,
-			ValN: 1, ValTemperature: 0,
+			ValN: 1, ValTemperature: 0, ContextTemplate: "linear",
 		},
 		Actor: ActorConfig{
 			LR: 2e-4, LRWarmupSteps: 5, WeightDecay: 0.01, GradClip: 1, PPOEpochs: 1,
@@ -307,7 +384,21 @@ func (c Config) Validate() error {
 	check(c.Data.MaxPromptLength > 0, "data.max_prompt_length must be > 0")
 	check(c.Data.MaxResponseLength > 0, "data.max_response_length must be > 0")
 	check(c.Data.ValTasks >= 0, "data.val_tasks %d < 0", c.Data.ValTasks)
-	check(c.Env.Type != "", "env.type is empty")
+	check(c.Env.Type != "" || c.Env.URL == "", "env.type is required with env.url")
+	check(c.Trainer.MaxFailedRatio >= 0 && c.Trainer.MaxFailedRatio <= 1, "trainer.max_failed_ratio %v not in [0, 1]", c.Trainer.MaxFailedRatio)
+	check(c.Data.MaxDifficulty >= 0, "data.max_difficulty %d < 0", c.Data.MaxDifficulty)
+	switch c.Rollout.ContextTemplate {
+	case "", contextmgr.StrategyLinear, contextmgr.StrategyLinearThink, contextmgr.StrategySelfClip, contextmgr.StrategyMemory:
+	default:
+		errs = append(errs, fmt.Sprintf("rollout.context_template %q: want %s, %s, %s or %s", c.Rollout.ContextTemplate,
+			contextmgr.StrategyLinear, contextmgr.StrategyLinearThink, contextmgr.StrategySelfClip, contextmgr.StrategyMemory))
+	}
+	for _, p := range []struct{ key, value string }{
+		{"rollout.linear_think.think_preference", c.Rollout.LinearThink.ThinkPreference},
+		{"rollout.context_selfclip.think_preference", c.Rollout.SelfClip.ThinkPreference},
+	} {
+		check(p.value == "" || p.value == contextmgr.PreferCode || p.value == contextmgr.PreferBox, "%s %q: want %q or %q", p.key, p.value, contextmgr.PreferCode, contextmgr.PreferBox)
+	}
 	check(c.Env.URL == "" || !c.Env.Companion, "env.url and env.companion are exclusive")
 	check(c.Env.Toolworld.MaxLevel >= 0 && c.Env.Toolworld.MaxLevel <= 3, "env.toolworld.max_level %d not in 0..3", c.Env.Toolworld.MaxLevel)
 	if c.Model.Path == "" {

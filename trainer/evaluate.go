@@ -61,7 +61,8 @@ func Evaluate(ctx context.Context, cfg Config, opts Options, eo EvalOptions) (st
 	if err := cfg.Validate(); err != nil {
 		return stats, err
 	}
-	r := &run{cfg: cfg, log: opts.Logger, out: opts.Output, hooks: opts.Hooks, valTrajectories: eo.Trajectories}
+	r := &run{cfg: cfg, log: opts.Logger, out: opts.Output, hooks: opts.Hooks, valTrajectories: eo.Trajectories,
+		reward: opts.Reward, clipModel: opts.ClipModel}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}

@@ -6,6 +6,7 @@ import (
 	"log"
 	"os"
 
+	"github.com/org/agentevolver/envs/builtin"
 	"github.com/org/agentevolver/model"
 	"github.com/org/agentevolver/trainer"
 )
@@ -147,7 +148,8 @@ func ExampleTrainer_Fit() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	t, err := trainer.New(cfg, trainer.Options{Output: os.Stdout})
+	// The command line builds env.type "toolworld" from the same registry.
+	t, err := trainer.New(cfg, trainer.Options{Output: os.Stdout, Environments: builtin.Environments()})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,13 +1,13 @@
 package trainer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"math"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -17,6 +17,7 @@ import (
 	"github.com/org/agentevolver/agentflow"
 	"github.com/org/agentevolver/contextmgr"
 	"github.com/org/agentevolver/envclient"
+	"github.com/org/agentevolver/internal/config"
 	"github.com/org/agentevolver/internal/runlog"
 	"github.com/org/agentevolver/llm"
 	"github.com/org/agentevolver/model"
@@ -36,9 +37,29 @@ type Options struct {
 	// directory. With the same configuration the result equals that of an
 	// uninterrupted run.
 	Resume bool
-	// Env replaces the environment of the configuration (an in-process Go
-	// environment of the caller, for example).
+	// Overwrite lets Fit start afresh in an output directory that already
+	// holds a run, removing that run's files first. Without it (and
+	// without Resume) such a directory is refused, so that old checkpoints
+	// and new metrics never mix.
+	Overwrite bool
+	// Env replaces the environment of the configuration: the caller's own
+	// environment, usually an envservice.Manager serving it in process.
+	// env.type may then be empty when it serves a single type. Optional
+	// capabilities (envservice.Expert, CorpusProvider,
+	// TaskMetadataProvider) are found on the environment the Manager
+	// holds, or on Env itself.
 	Env envclient.Env
+	// Environments are the environments the trainer may build by name
+	// (env.type) when neither Env nor env.url is given; the command line
+	// passes builtin.Environments() (package envs/builtin). The trainer
+	// itself knows no concrete environment.
+	Environments map[string]EnvFactory
+	// Reward scores episodes in place of the environment's own evaluation
+	// (agentflow.EnvEvaluator), in training and validation.
+	Reward agentflow.RewardCalculator
+	// ClipModel decides what the context_selfclip context manager drops;
+	// nil means the policy itself.
+	ClipModel llm.ChatModel
 	// Hooks plug in task synthesis, experience and attribution.
 	Hooks Hooks
 }
@@ -52,10 +73,39 @@ type Trainer struct {
 	out  io.Writer
 }
 
-// New returns a Trainer for cfg, which it validates.
+// New returns a Trainer for cfg. It resolves cfg's ${section.key}
+// placeholders, validates it and checks up front what Fit would otherwise
+// discover late: that the environment can be opened and, when it is given
+// in Options.Env, that it serves env.type (inferred when it serves a
+// single type) and offers the optional capabilities the configuration
+// needs (an expert for the warm start, a corpus for a learned tokenizer,
+// task metadata for difficulty filtering), all reported in one error.
 func New(cfg Config, opts Options) (*Trainer, error) {
+	if err := config.Apply(&cfg, nil, nil); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if opts.Resume && opts.Overwrite {
+		return nil, fmt.Errorf("%w: Resume and Overwrite are exclusive", ErrConfig)
+	}
+	envType, err := resolveEnvType(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkEnvSource(cfg, opts, envType); err != nil {
+		return nil, err
+	}
+	cfg.Env.Type = envType
+	if opts.Env != nil {
+		if err := checkCapabilities(cfg, callerEnvironment(opts.Env, envType)); err != nil {
+			return nil, err
+		}
+	} else if cfg.Env.URL != "" {
+		if err := checkCapabilities(cfg, &environment{envType: envType}); err != nil {
+			return nil, err
+		}
 	}
 	t := &Trainer{cfg: cfg, opts: opts, log: opts.Logger, out: opts.Output}
 	if t.log == nil {
@@ -104,6 +154,9 @@ type run struct {
 	train   []agentevolver.Task
 	val     []agentevolver.Task
 	metrics *runlog.MetricsWriter
+	// reward and clipModel are Options.Reward and Options.ClipModel.
+	reward    agentflow.RewardCalculator
+	clipModel llm.ChatModel
 	// valTrajectories, when set, receives validation episodes as JSONL.
 	valTrajectories io.Writer
 	state           runState
@@ -154,7 +207,7 @@ func (t *Trainer) Fit(ctx context.Context) (summary runlog.Summary, err error) {
 		if r.cfg.Trainer.ValBeforeTrain {
 			stats, err := r.validate(ctx, 0)
 			if err != nil {
-				return runlog.Summary{}, err
+				return runlog.Summary{}, r.stopAfterFailure(ctx, err)
 			}
 			r.state.ValWarmStart = &stats
 		}
@@ -176,7 +229,10 @@ func (t *Trainer) Fit(ctx context.Context) (summary runlog.Summary, err error) {
 		step := r.state.Step
 		m, err := r.rlStep(ctx, step)
 		if err != nil {
-			return runlog.Summary{}, fmt.Errorf("trainer: RL step %d: %w", step+1, err)
+			if ctx.Err() != nil {
+				return runlog.Summary{}, r.interrupted(ctx, err)
+			}
+			return runlog.Summary{}, r.stopAfterFailure(ctx, fmt.Errorf("trainer: RL step %d: %w", step+1, err))
 		}
 		r.state.Step++
 		bar.Describe(fmt.Sprintf("RL reward %.2f", m["reward/mean"]))
@@ -185,7 +241,10 @@ func (t *Trainer) Fit(ctx context.Context) (summary runlog.Summary, err error) {
 		if tf := r.cfg.Trainer.TestFreq; last || (tf > 0 && r.state.Step%tf == 0) {
 			stats, err := r.validate(ctx, r.state.Step)
 			if err != nil {
-				return runlog.Summary{}, err
+				if ctx.Err() != nil {
+					return runlog.Summary{}, r.interrupted(ctx, err)
+				}
+				return runlog.Summary{}, r.stopAfterFailure(ctx, err)
 			}
 			if last {
 				final = &stats
@@ -215,6 +274,58 @@ func (t *Trainer) Fit(ctx context.Context) (summary runlog.Summary, err error) {
 	return r.finish(*final)
 }
 
+// stopAfterFailure saves a checkpoint when err reports failed episodes or
+// a step without samples, so that Resume continues from here once the
+// environment is fixed; it returns err (joined with any save error).
+func (r *run) stopAfterFailure(ctx context.Context, err error) error {
+	if !errors.Is(err, ErrTooManyFailures) && !errors.Is(err, ErrNoSamples) {
+		return err
+	}
+	if ctx.Err() != nil {
+		return err
+	}
+	if serr := r.save(ctx); serr != nil {
+		return errors.Join(err, fmt.Errorf("trainer: checkpoint after failures: %w", serr))
+	}
+	r.log.Error("trainer: stopped after failed episodes; checkpoint saved", "step", r.state.Step, "err", err)
+	return err
+}
+
+// interrupted keeps what an interrupted run (ctx cancelled, Ctrl-C under
+// signal.NotifyContext) has learnt: a checkpoint to resume from, the
+// policy so far in FinalModelDir and the plot. The step in flight is
+// dropped; it had not updated the policy. It returns err.
+func (r *run) interrupted(ctx context.Context, err error) error {
+	keep := context.WithoutCancel(ctx)
+	var errs []error
+	if serr := r.save(keep); serr != nil {
+		errs = append(errs, fmt.Errorf("trainer: checkpoint after interrupt: %w", serr))
+	}
+	if perr := r.savePolicy(keep, filepath.Join(r.dir, FinalModelDir)); perr != nil {
+		errs = append(errs, fmt.Errorf("trainer: save policy after interrupt: %w", perr))
+	}
+	if perr := r.plot(); perr != nil {
+		errs = append(errs, perr)
+	}
+	r.log.Warn("trainer: interrupted; checkpoint, policy and plot saved", "step", r.state.Step)
+	return errors.Join(append([]error{fmt.Errorf("trainer: interrupted after %d RL steps (resume with Resume / --resume): %w", r.state.Step, err)}, errs...)...)
+}
+
+// plot draws the metrics so far into PlotFile.
+func (r *run) plot() error {
+	if err := r.metrics.Sync(); err != nil {
+		return err
+	}
+	records, err := runlog.ReadMetrics(filepath.Join(r.dir, MetricsFile))
+	if err == nil {
+		err = runlog.PlotMetrics(records, filepath.Join(r.dir, PlotFile))
+	}
+	if err != nil && !errors.Is(err, runlog.ErrNoData) {
+		return fmt.Errorf("trainer: plot: %w", err)
+	}
+	return nil
+}
+
 // open prepares a run: output directory, backend, tokenizer, environment,
 // tasks, policy, optimiser and, when resuming, the last checkpoint.
 func (t *Trainer) open(ctx context.Context) (_ *run, err error) {
@@ -226,8 +337,8 @@ func (t *Trainer) open(ctx context.Context) (_ *run, err error) {
 		}
 	}()
 	r.state.Seed = cfg.Trainer.Seed
-	if err := os.MkdirAll(r.dir, 0o755); err != nil {
-		return nil, fmt.Errorf("trainer: %w", err)
+	if err := prepareRunDir(r.dir, t.opts.Resume, t.opts.Overwrite); err != nil {
+		return nil, err
 	}
 	if r.backend, err = model.NewBackend(cfg.Trainer.Backend); err != nil {
 		return nil, err
@@ -235,6 +346,10 @@ func (t *Trainer) open(ctx context.Context) (_ *run, err error) {
 	if r.env, err = openEnvironment(ctx, cfg, t.opts, t.log); err != nil {
 		return nil, err
 	}
+	if err := checkCapabilities(cfg, r.env); err != nil {
+		return nil, err
+	}
+	r.reward, r.clipModel = t.opts.Reward, t.opts.ClipModel
 	if r.tok, r.tmpl, r.pad, err = loadTokenizer(ctx, cfg, r.env, t.opts.Resume); err != nil {
 		return nil, err
 	}
@@ -270,6 +385,9 @@ func (t *Trainer) open(ctx context.Context) (_ *run, err error) {
 		return nil, fmt.Errorf("trainer: metrics: %w", err)
 	}
 	if r.policy, err = newRolloutPolicy(r.m, r.tok, r.tmpl); err != nil {
+		return nil, err
+	}
+	if err := r.checkPromptFits(ctx); err != nil {
 		return nil, err
 	}
 	r.log.Info("trainer: ready", "dir", r.dir, "backend", r.backend.Name(), "params", r.m.Config().NumParameters(),
@@ -310,10 +428,12 @@ func (r *run) updaterConfig() UpdaterConfig {
 	}
 }
 
-// contextConfig is the context-manager configuration of every episode.
-func (r *run) contextConfig() contextmgr.Config {
+// contextConfig is the context-manager configuration of every episode
+// run by policy: the shared limits and the settings of the strategy
+// rollout.context_template selects.
+func (r *run) contextConfig(policy llm.ChatModel) contextmgr.Config {
 	ro := r.cfg.Rollout
-	return contextmgr.Config{
+	c := contextmgr.Config{
 		Tokenizer:      r.tok,
 		Template:       r.tmpl,
 		MaxModelLen:    ro.MaxModelLen,
@@ -321,7 +441,24 @@ func (r *run) contextConfig() contextmgr.Config {
 		MaxEnvTokens:   ro.MaxEnvLen,
 		MaxPromptLen:   r.cfg.Data.MaxPromptLength,
 		MaxResponseLen: r.cfg.Data.MaxResponseLength,
+		NoThink:        ro.UseQwen3,
+		Logger:         r.log,
 	}
+	switch ro.ContextTemplate {
+	case contextmgr.StrategyLinearThink:
+		lt := ro.LinearThink
+		c.ForceThink, c.ThinkPreference, c.TrainHistory, c.MaxSamples = lt.ForceThink, lt.ThinkPreference, lt.TrainHistory, lt.MaxSamples
+	case contextmgr.StrategySelfClip:
+		sc := ro.SelfClip
+		c.ClipModel = cmp.Or[llm.ChatModel](r.clipModel, policy)
+		c.ClipTriggerTokens, c.ClipReplyTokens, c.MaxSamples = sc.ClipTriggerTokens, sc.ClipReplyTokens, sc.MaxSamples
+		// Only the policy's own clip decisions are its tokens to train.
+		c.TrainClipDecisions = sc.TrainClipDecisions && r.clipModel == nil
+		c.ForceThink, c.ThinkPreference = sc.ForceThink, sc.ThinkPreference
+	case contextmgr.StrategyMemory:
+		c.MaxSamples = ro.Memory.MaxSamples
+	}
+	return c
 }
 
 // flow returns the episode loop with policy sampling at temperature.
@@ -336,9 +473,11 @@ func (r *run) flow(policy llm.ChatModel, temperature float64) *agentflow.Flow {
 			TopK:        ro.TopK,
 			MaxTokens:   ro.ResponseLength,
 		},
-		Context:    r.contextConfig(),
+		Context:    r.contextConfig(policy),
+		Strategy:   ro.ContextTemplate,
 		EnvType:    r.env.envType,
 		MaxSteps:   ro.MaxSteps,
+		Reward:     r.reward,
 		Sparse:     ro.Sparse,
 		Experience: r.hooks.Experience,
 		Logger:     r.log,
@@ -365,24 +504,52 @@ const (
 	phaseValidate
 )
 
-// runEpisodes runs rollouts and returns the finished results. Failed
-// rollouts are logged and dropped (validation counts them as failures);
-// only cancellation and configuration errors are returned.
-func (r *run) runEpisodes(ctx context.Context, runner *agentflow.Runner, rollouts []agentflow.Rollout) ([]agentflow.Result, int, error) {
+// runEpisodes runs rollouts and returns the finished results and the
+// failures tallied by cause, logged once per cause. Failed episodes are
+// dropped: they are never training data or validation scores. Only
+// cancellation, configuration errors (every episode would repeat them)
+// and errors outside any episode are returned.
+func (r *run) runEpisodes(ctx context.Context, runner *agentflow.Runner, rollouts []agentflow.Rollout, phase string, step int) ([]agentflow.Result, failureTally, error) {
 	results, err := runner.Run(ctx, rollouts)
 	if ctx.Err() != nil {
-		return nil, 0, ctx.Err()
+		return nil, failureTally{}, ctx.Err()
 	}
-	failed := len(rollouts) - len(results)
-	if err != nil {
-		var re *agentflow.RolloutError
-		if !errors.As(err, &re) {
-			return nil, 0, err
-		}
-		r.log.Warn("trainer: some rollouts failed", "failed", failed, "err", err)
+	failures := agentflow.RolloutErrors(err)
+	if err := configFailure(failures); err != nil {
+		return nil, failureTally{}, err
 	}
-	return results, failed, nil
+	if len(failures) == 0 && err != nil {
+		return nil, failureTally{}, err
+	}
+	tally := tallyFailures(failures)
+	tally.log(r.log, phase, step)
+	return results, tally, nil
 }
+
+// checkPromptFits reports up front, with the sizes, a configuration whose
+// initial prompt alone overflows the context window: one episode of the
+// first training task is started and stopped before the policy's turn.
+func (r *run) checkPromptFits(ctx context.Context) error {
+	tasks := r.train
+	if len(tasks) == 0 {
+		tasks = r.val
+	}
+	if len(tasks) == 0 {
+		return nil
+	}
+	f := r.flow(llm.ChatModelFunc(func(context.Context, []agentevolver.Message, llm.ChatOptions) (llm.Completion, error) {
+		return llm.Completion{}, errProbe
+	}), 0)
+	f.MaxSteps = 1
+	_, err := f.Run(ctx, rolloutFor(tasks[0]))
+	if errors.Is(err, agentflow.ErrPromptTooLong) {
+		return fmt.Errorf("%w: task %s: %w; raise rollout.max_model_len (%d) or shorten the environment's prompts", ErrConfig, tasks[0].TaskID, err, r.cfg.Rollout.MaxModelLen)
+	}
+	return nil // anything else the episodes themselves will report
+}
+
+// errProbe stops checkPromptFits's episode at the policy's turn.
+var errProbe = errors.New("trainer: prompt probe")
 
 // record writes one metrics line (nowhere when the run keeps no metrics,
 // as in Evaluate).
@@ -414,18 +581,18 @@ func (r *run) finish(final runlog.ValidationStats) (runlog.Summary, error) {
 	}
 	if w := r.state.ValWarmStart; w != nil {
 		s.ValSuccessWarmStart = w.Success
-		s.Phases = append(s.Phases, runlog.Phase{Name: "warm start", Stats: *w})
+		name := "after warm start"
+		if r.cfg.WarmStart.Steps == 0 {
+			name = "before RL"
+		}
+		s.Phases = append(s.Phases, runlog.Phase{Name: name, Stats: *w})
 	}
 	s.Phases = append(s.Phases, runlog.Phase{Name: "after RL", Stats: final})
 	if err := s.WriteFile(filepath.Join(r.dir, SummaryFile)); err != nil {
 		return runlog.Summary{}, fmt.Errorf("trainer: summary: %w", err)
 	}
-	records, err := runlog.ReadMetrics(filepath.Join(r.dir, MetricsFile))
-	if err == nil {
-		err = runlog.PlotMetrics(records, filepath.Join(r.dir, PlotFile))
-	}
-	if err != nil && !errors.Is(err, runlog.ErrNoData) {
-		return runlog.Summary{}, fmt.Errorf("trainer: plot: %w", err)
+	if err := r.plot(); err != nil {
+		return runlog.Summary{}, err
 	}
 	if err := s.WriteTable(r.out); err != nil {
 		return runlog.Summary{}, err

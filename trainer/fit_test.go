@@ -48,7 +48,7 @@ func TestFitEndToEnd(t *testing.T) {
 	}
 	cfg := tinyConfig(t)
 	var out bytes.Buffer
-	tr, err := New(cfg, Options{Output: &out})
+	tr, err := New(cfg, withToolworld(Options{Output: &out}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestResumeRefusesAnotherSeed(t *testing.T) {
 
 func mustNew(t *testing.T, cfg Config, opts Options) *Trainer {
 	t.Helper()
-	tr, err := New(cfg, opts)
+	tr, err := New(cfg, withToolworld(opts))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func TestFitWithLearnedTokenizer(t *testing.T) {
 		}
 	}
 	var transcripts bytes.Buffer
-	stats, err := Evaluate(context.Background(), cfg, Options{}, EvalOptions{Checkpoint: filepath.Join(cfg.Trainer.OutputDir, FinalModelDir), K: 2, Tasks: 2, Trajectories: &transcripts})
+	stats, err := Evaluate(context.Background(), cfg, withToolworld(Options{}), EvalOptions{Checkpoint: filepath.Join(cfg.Trainer.OutputDir, FinalModelDir), K: 2, Tasks: 2, Trajectories: &transcripts})
 	if err != nil {
 		t.Fatal(err)
 	}

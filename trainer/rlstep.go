@@ -1,6 +1,7 @@
 package trainer
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -84,8 +85,11 @@ func (r *run) rlStep(ctx context.Context, step int) (map[string]float64, error) 
 		rollouts[i].Seed = rolloutSeed(r.cfg.Trainer.Seed, phaseTrain, step, d, j)
 		rollouts[i].AddExperience = r.hooks.Experience != nil && j < withExp
 	}
-	results, failed, err := r.runEpisodes(ctx, r.runner(r.flow(r.policy, r.cfg.Rollout.Temperature)), rollouts)
+	results, failures, err := r.runEpisodes(ctx, r.runner(r.flow(r.policy, r.cfg.Rollout.Temperature)), rollouts, "rl", step+1)
 	if err != nil {
+		return nil, err
+	}
+	if err := failures.check("rl", step+1, len(rollouts), r.maxFailedRatio()); err != nil {
 		return nil, err
 	}
 	rolloutTime := time.Since(began)
@@ -119,19 +123,20 @@ func (r *run) rlStep(ctx context.Context, step int) (map[string]float64, error) 
 		"reward/success":   mean(success),
 		"episode/turns":    mean(turns),
 		"episode/madness":  mean(madness),
-		"rollout/failed":   float64(failed),
 		"rollout/episodes": float64(len(results)),
 		"rollout/samples":  float64(len(samples)),
 		"time/rollout_s":   rolloutTime.Seconds(),
 	}
-	if len(samples) > 0 {
-		upd, err := r.update(ctx, step, samples, trajs, groupKey)
-		if err != nil {
-			return nil, err
-		}
-		for k, v := range upd {
-			metrics[k] = v
-		}
+	failures.addMetrics(metrics, "rollout/failed")
+	if len(samples) == 0 {
+		return nil, fmt.Errorf("%w: none of %d finished episodes has a policy turn to train on", ErrNoSamples, len(results))
+	}
+	upd, err := r.update(ctx, step, samples, trajs, groupKey)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range upd {
+		metrics[k] = v
 	}
 	if r.hooks.Recorder != nil {
 		all := make([]agentevolver.Trajectory, len(results))
@@ -146,6 +151,11 @@ func (r *run) rlStep(ctx context.Context, step int) (map[string]float64, error) 
 	r.log.Info("trainer: RL step", "step", step+1, "reward", metrics["reward/mean"], "success", metrics["reward/success"],
 		"samples", len(samples), "seconds", metrics["time/step_s"])
 	return metrics, r.record(step+1, metrics)
+}
+
+// maxFailedRatio is trainer.max_failed_ratio with its default.
+func (r *run) maxFailedRatio() float64 {
+	return cmp.Or(r.cfg.Trainer.MaxFailedRatio, DefaultMaxFailedRatio)
 }
 
 // update turns samples into a batch and takes the policy update.

@@ -6,60 +6,130 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
+	"slices"
+	"strings"
 
 	"github.com/gomlx/gomlx/backends"
 
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/envclient"
-	"github.com/org/agentevolver/envs/toolworld"
 	"github.com/org/agentevolver/envservice"
 	"github.com/org/agentevolver/llm"
 	"github.com/org/agentevolver/model"
 	"github.com/org/agentevolver/tokenizer"
 )
 
-// environment is the run's environment: the Env every episode talks to and,
-// when it is the built-in toolworld in this process, the toolworld itself
-// (whose expert solver writes the warm-start demonstrations).
+// environment is the run's environment: the Env every episode talks to
+// and, when the environment runs in this process, the environment itself,
+// whose optional capabilities (envservice.Expert, CorpusProvider,
+// TaskMetadataProvider) the warm start, the learned tokenizer and task
+// filtering use.
 type environment struct {
 	env     envclient.Env
-	tw      *toolworld.Env
+	impl    any
 	envType string
 	close   func()
 }
 
-// openEnvironment builds the environment of cfg: opts.Env when given, a
-// remote env service when cfg.Env.URL is set, else the built-in toolworld
-// in process or, with cfg.Env.Companion, served over HTTP on loopback.
-func openEnvironment(ctx context.Context, cfg Config, opts Options, log *slog.Logger) (*environment, error) {
-	e := &environment{envType: cfg.Env.Type, close: func() {}}
+// typeLister is implemented by Envs that can list the environment types
+// they serve (envservice.Manager).
+type typeLister interface{ Environments() []string }
+
+// environmentLookup is implemented by Envs that hold their environments in
+// process (envservice.Manager).
+type environmentLookup interface {
+	Environment(name string) (envservice.Environment, bool)
+}
+
+// resolveEnvType returns the environment type of cfg: env.type when set,
+// else the single type opts.Env serves, else (no Env, no URL)
+// DefaultEnvType.
+func resolveEnvType(cfg Config, opts Options) (string, error) {
+	if cfg.Env.Type != "" {
+		if l, ok := opts.Env.(typeLister); ok && opts.Env != nil {
+			if types := l.Environments(); !slices.Contains(types, cfg.Env.Type) {
+				return "", fmt.Errorf("%w: env.type %q is not served by Options.Env (it serves %s)", ErrConfig, cfg.Env.Type, strings.Join(types, ", "))
+			}
+		}
+		return cfg.Env.Type, nil
+	}
 	switch {
 	case opts.Env != nil:
-		e.env = opts.Env
-		return e, nil
+		l, ok := opts.Env.(typeLister)
+		if !ok {
+			return "", fmt.Errorf("%w: env.type is empty and Options.Env cannot list the types it serves: set env.type", ErrConfig)
+		}
+		types := l.Environments()
+		if len(types) != 1 {
+			return "", fmt.Errorf("%w: env.type is empty and Options.Env serves %d types (%s): set env.type", ErrConfig, len(types), strings.Join(types, ", "))
+		}
+		return types[0], nil
 	case cfg.Env.URL != "":
-		c, err := envclient.New(envclient.Config{BaseURL: cfg.Env.URL, EnvType: cfg.Env.Type, Logger: log})
+		return "", fmt.Errorf("%w: env.type is required with env.url (an env service may serve several)", ErrConfig)
+	}
+	return DefaultEnvType, nil
+}
+
+// callerEnvironment wraps the caller's Env; its capabilities are those of
+// the environment an envservice.Manager holds for envType, else of env.
+func callerEnvironment(env envclient.Env, envType string) *environment {
+	e := &environment{env: env, impl: env, envType: envType, close: func() {}}
+	if l, ok := env.(environmentLookup); ok {
+		if impl, ok := l.Environment(envType); ok {
+			e.impl = impl
+		}
+	}
+	return e
+}
+
+// checkEnvSource reports up front an environment the run cannot open.
+func checkEnvSource(cfg Config, opts Options, envType string) error {
+	if opts.Env != nil || cfg.Env.URL != "" {
+		return nil
+	}
+	if _, ok := opts.Environments[envType]; !ok {
+		known := slices.Sorted(maps.Keys(opts.Environments))
+		if len(known) == 0 {
+			return fmt.Errorf("%w: no environment: pass Options.Env (your own, for example an envservice.Manager), set env.url, or pass Options.Environments (builtin.Environments() of package github.com/org/agentevolver/envs/builtin) to build env.type %q", ErrConfig, envType)
+		}
+		return fmt.Errorf("%w: env.type %q is not in Options.Environments (%s); set env.url to use an env service", ErrConfig, envType, strings.Join(known, ", "))
+	}
+	return nil
+}
+
+// openEnvironment builds the environment of cfg: opts.Env when given, a
+// remote env service when cfg.Env.URL is set, else the environment
+// opts.Environments builds for env.type, in process or, with
+// cfg.Env.Companion, served over HTTP on loopback.
+func openEnvironment(ctx context.Context, cfg Config, opts Options, log *slog.Logger) (*environment, error) {
+	envType, err := resolveEnvType(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkEnvSource(cfg, opts, envType); err != nil {
+		return nil, err
+	}
+	e := &environment{envType: envType, close: func() {}}
+	switch {
+	case opts.Env != nil:
+		return callerEnvironment(opts.Env, envType), nil
+	case cfg.Env.URL != "":
+		c, err := envclient.New(envclient.Config{BaseURL: cfg.Env.URL, EnvType: envType, Logger: log})
 		if err != nil {
 			return nil, fmt.Errorf("trainer: env service client: %w", err)
 		}
 		e.env = c
 		return e, nil
 	}
-	if cfg.Env.Type != toolworld.Name {
-		return nil, fmt.Errorf("%w: env.type %q is not built in (built in: %s); set env.url to use an env service", ErrConfig, cfg.Env.Type, toolworld.Name)
-	}
-	tw, err := toolworld.New(toolworld.Config{
-		Seed: cfg.Env.Toolworld.Seed, Compact: cfg.Env.Toolworld.Compact, SystemPrompt: cfg.Env.Toolworld.SystemPrompt,
-		TrainSize: cfg.Env.Toolworld.TrainSize, ValSize: cfg.Env.Toolworld.ValSize, TestSize: cfg.Env.Toolworld.TestSize,
-		Logger: log,
-	})
+	impl, err := opts.Environments[envType](ctx, cfg.Env, log)
 	if err != nil {
-		return nil, fmt.Errorf("trainer: toolworld: %w", err)
+		return nil, fmt.Errorf("trainer: environment %s: %w", envType, err)
 	}
-	e.tw = tw
+	e.impl = impl
 	mgr := envservice.NewManager(envservice.ManagerConfig{Logger: log})
-	if err := mgr.Register(toolworld.Name, tw); err != nil {
+	if err := mgr.Register(envType, impl); err != nil {
 		return nil, err
 	}
 	if !cfg.Env.Companion {
@@ -73,11 +143,11 @@ func openEnvironment(ctx context.Context, cfg Config, opts Options, log *slog.Lo
 	if err != nil {
 		return nil, fmt.Errorf("trainer: companion env service: %w", err)
 	}
-	srv := envservice.NewServer(mgr, envservice.ServerConfig{DefaultEnvType: toolworld.Name, Logger: log})
+	srv := envservice.NewServer(mgr, envservice.ServerConfig{DefaultEnvType: envType, Logger: log})
 	srvCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(srvCtx, ln) }()
-	c, err := envclient.New(envclient.Config{BaseURL: "http://" + ln.Addr().String(), EnvType: toolworld.Name, Logger: log})
+	c, err := envclient.New(envclient.Config{BaseURL: "http://" + ln.Addr().String(), EnvType: envType, Logger: log})
 	if err != nil {
 		stop()
 		<-done
@@ -94,20 +164,44 @@ func openEnvironment(ctx context.Context, cfg Config, opts Options, log *slog.Lo
 	return e, nil
 }
 
-// tasks returns the tasks of a split, filtered to cfg's toolworld levels.
+// checkCapabilities reports, all at once, the features cfg asks for that
+// the environment cannot support.
+func checkCapabilities(cfg Config, e *environment) error {
+	var missing []string
+	if _, ok := e.impl.(envservice.Expert); !ok && cfg.WarmStart.Steps > 0 {
+		missing = append(missing, fmt.Sprintf("warm_start.steps=%d needs demonstrations (envservice.Expert); set warm_start.steps: 0", cfg.WarmStart.Steps))
+	}
+	if _, ok := e.impl.(envservice.CorpusProvider); !ok && cfg.Model.Tokenizer == TokenizerFromEnv {
+		missing = append(missing, fmt.Sprintf("model.tokenizer=%s learns a tokenizer from the environment's text (envservice.CorpusProvider); set model.tokenizer: byte or a tokenizer directory", TokenizerFromEnv))
+	}
+	if _, ok := e.impl.(envservice.TaskMetadataProvider); !ok && cfg.Data.MaxDifficulty > 0 {
+		missing = append(missing, fmt.Sprintf("data.max_difficulty=%d filters by task difficulty (envservice.TaskMetadataProvider); set data.max_difficulty: 0", cfg.Data.MaxDifficulty))
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	where := "the environment"
+	if e.impl == nil {
+		where = "an environment behind HTTP"
+	}
+	return fmt.Errorf("%w: env %q: %s offers no optional capabilities the configuration needs: %s", ErrConfig, e.envType, where, strings.Join(missing, "; "))
+}
+
+// tasks returns the tasks of a split, filtered to cfg's maximum difficulty.
 func (e *environment) tasks(ctx context.Context, cfg Config, split string) ([]agentevolver.Task, error) {
 	ids, err := e.env.TaskIDs(ctx, e.envType, split)
 	if err != nil {
 		return nil, fmt.Errorf("trainer: list %s tasks: %w", split, err)
 	}
+	meta, _ := e.impl.(envservice.TaskMetadataProvider)
 	var out []agentevolver.Task
 	for _, id := range ids {
-		if e.tw != nil && cfg.Env.Toolworld.MaxLevel > 0 {
-			info, err := e.tw.Task(id)
+		if cfg.Data.MaxDifficulty > 0 && meta != nil {
+			md, err := meta.TaskMetadata(ctx, id)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("trainer: task %s metadata: %w", id, err)
 			}
-			if info.Level > cfg.Env.Toolworld.MaxLevel {
+			if md.Difficulty > cfg.Data.MaxDifficulty {
 				continue
 			}
 		}

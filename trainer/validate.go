@@ -11,8 +11,9 @@ import (
 )
 
 // validate runs ValN rollouts of every validation task at the validation
-// temperature and records avg@k, best@k, pass@k and the success rate at
-// step. A rollout that failed counts as a failure with score 0.
+// temperature and records avg@k, best@k, pass@k, the success rate and the
+// failed share at step. Episodes that failed in the environment are in no
+// score; too many of them is an error (ErrTooManyFailures).
 func (r *run) validate(ctx context.Context, step int) (runlog.ValidationStats, error) {
 	began := time.Now()
 	k := r.cfg.Rollout.ValN
@@ -23,30 +24,33 @@ func (r *run) validate(ctx context.Context, step int) (runlog.ValidationStats, e
 	bar := runlog.NewProgress(r.out, int64(len(rollouts)), runlog.ProgressOptions{Description: fmt.Sprintf("validate@%d", step)})
 	runner := r.runner(r.flow(r.policy, r.cfg.Rollout.ValTemperature))
 	runner.Trajectories = r.valTrajectories
-	results, _, err := r.runEpisodes(ctx, runner, rollouts)
+	results, failures, err := r.runEpisodes(ctx, runner, rollouts, "validation", step)
 	bar.Add(int64(len(rollouts)))
 	bar.Finish()
 	if err != nil {
+		return runlog.ValidationStats{}, err
+	}
+	if err := failures.check("validation", step, len(rollouts), r.maxFailedRatio()); err != nil {
 		return runlog.ValidationStats{}, err
 	}
 	stats, err := validationStats(len(r.val), k, results)
 	if err != nil {
 		return runlog.ValidationStats{}, err
 	}
+	stats.Failed = failures.failed
 	m := stats.Metrics("val/")
 	m["time/validate_s"] = time.Since(began).Seconds()
-	r.log.Info("trainer: validation", "step", step, "success", stats.Success, "pass@k", stats.PassAtK, "k", k)
+	r.log.Info("trainer: validation", "step", step, "success", stats.Success, "pass@k", stats.PassAtK, "k", k, "failed", stats.Failed)
 	r.state.LastVal, r.state.LastValStep = &stats, step
 	return stats, r.record(step, m)
 }
 
-// validationStats groups results by task (DataID) into k rollouts each;
-// missing rollouts are failures.
+// validationStats groups the finished results by task (DataID). Failed
+// rollouts are not results: a task keeps its surviving rollouts, with k
+// lowered to their number, and a task none of whose rollouts finished is
+// left out.
 func validationStats(tasks, k int, results []agentflow.Result) (runlog.ValidationStats, error) {
 	grouped := make([][]runlog.Rollout, tasks)
-	for i := range grouped {
-		grouped[i] = make([]runlog.Rollout, k)
-	}
 	for _, res := range results {
 		d := atoiOr(res.Trajectory.DataID, -1)
 		j := atoiOr(res.Trajectory.RolloutID, -1)
@@ -54,9 +58,34 @@ func validationStats(tasks, k int, results []agentflow.Result) (runlog.Validatio
 			return runlog.ValidationStats{}, fmt.Errorf("trainer: validation result with ids %q/%q out of range", res.Trajectory.DataID, res.Trajectory.RolloutID)
 		}
 		rw := res.Trajectory.Reward
-		grouped[d][j] = runlog.Rollout{Score: rw.Outcome, Success: rw.SuccessRate >= 1}
+		grouped[d] = append(grouped[d], runlog.Rollout{Score: rw.Outcome, Success: rw.SuccessRate >= 1})
 	}
-	return runlog.Validate(grouped, k)
+	var out runlog.ValidationStats
+	for _, g := range grouped {
+		if len(g) == 0 {
+			continue
+		}
+		s, err := runlog.Validate([][]runlog.Rollout{g}, min(k, len(g)))
+		if err != nil {
+			return runlog.ValidationStats{}, err
+		}
+		out.Tasks++
+		out.Rollouts += s.Rollouts
+		out.Success += s.Success
+		out.AvgAtK += s.AvgAtK
+		out.BestAtK += s.BestAtK
+		out.PassAtK += s.PassAtK
+	}
+	if out.Tasks == 0 {
+		return runlog.ValidationStats{}, fmt.Errorf("%w: no validation episode finished", ErrTooManyFailures)
+	}
+	n := float64(out.Tasks)
+	out.K = k
+	out.Success /= n
+	out.AvgAtK /= n
+	out.BestAtK /= n
+	out.PassAtK /= n
+	return out, nil
 }
 
 // atoiOr parses s as an int, or returns def.

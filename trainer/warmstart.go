@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/agentflow"
+	"github.com/org/agentevolver/envservice"
 	"github.com/org/agentevolver/internal/runlog"
 	"github.com/org/agentevolver/llm"
 )
@@ -37,13 +39,15 @@ func (p *scriptedPolicy) Chat(context.Context, []agentevolver.Message, llm.ChatO
 	return llm.Completion{Message: m, FinishReason: "stop"}, nil
 }
 
-// demonstrations runs the built-in environment's expert on training tasks
-// through the same episode loop and context manager as the policy, so the
-// samples carry exactly the tokens the policy will see and produce.
+// demonstrations replays the environment's expert (envservice.Expert) on
+// training tasks through the same episode loop and context manager as the
+// policy, so the samples carry exactly the tokens the policy will see and
+// produce. A demonstration that fails in the environment or scores below
+// 1 is no training data: it is skipped and logged.
 func (r *run) demonstrations(ctx context.Context) ([]agentevolver.Sample, error) {
-	tw := r.env.tw
-	if tw == nil {
-		return nil, fmt.Errorf("%w: warm_start needs the built-in environment's expert (set warm_start.steps=0 for other environments)", ErrConfig)
+	expert, ok := r.env.impl.(envservice.Expert)
+	if !ok {
+		return nil, fmt.Errorf("%w: warm_start.steps > 0 needs an environment with demonstrations (envservice.Expert); set warm_start.steps: 0", ErrConfig)
 	}
 	tasks := r.train
 	if n := r.cfg.WarmStart.Demos; n > 0 && n < len(tasks) {
@@ -54,9 +58,13 @@ func (r *run) demonstrations(ctx context.Context) ([]agentevolver.Sample, error)
 	sem := make(chan struct{}, max(1, r.cfg.Rollout.Concurrency))
 	var wg sync.WaitGroup
 	for i, task := range tasks {
-		actions, err := tw.Solve(task.TaskID)
+		actions, err := expert.Demonstrate(ctx, task.TaskID)
 		if err != nil {
-			return nil, fmt.Errorf("trainer: expert on %s: %w", task.TaskID, err)
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			errs[i] = fmt.Errorf("trainer: expert on %s: %w", task.TaskID, err)
+			continue
 		}
 		wg.Add(1)
 		sem <- struct{}{}
@@ -77,12 +85,29 @@ func (r *run) demonstrations(ctx context.Context) ([]agentevolver.Sample, error)
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	var out []agentevolver.Sample
-	for _, s := range samples {
+	skipped := 0
+	for i, s := range samples {
+		if errs[i] != nil {
+			if errors.Is(errs[i], agentflow.ErrPromptTooLong) {
+				return nil, fmt.Errorf("%w: %w", ErrConfig, errs[i])
+			}
+			if skipped == 0 {
+				r.log.Warn("trainer: demonstration skipped", "err", errs[i])
+			}
+			skipped++
+			continue
+		}
 		out = append(out, s...)
+	}
+	if skipped > 0 {
+		r.log.Warn("trainer: demonstrations skipped", "skipped", skipped, "of", len(tasks))
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("trainer: no usable demonstration (%d failed): %w", skipped, errors.Join(errs...))
 	}
 	return out, nil
 }

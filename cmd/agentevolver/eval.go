@@ -57,7 +57,7 @@ func runEval(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		defer trajFile.Close()
 		eo.Trajectories = trajFile
 	}
-	stats, err := trainer.Evaluate(ctx, cfg, trainer.Options{Logger: log, Output: stderr}, eo)
+	stats, err := trainer.Evaluate(ctx, cfg, trainerOptions(log, stderr), eo)
 	if err != nil {
 		return err
 	}

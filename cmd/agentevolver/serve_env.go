@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"net"
-	"slices"
 	"strings"
 
+	"github.com/org/agentevolver/envs/builtin"
 	"github.com/org/agentevolver/envs/toolworld"
 	"github.com/org/agentevolver/envservice"
+	"github.com/org/agentevolver/trainer"
 )
 
 func init() {
@@ -24,25 +24,10 @@ func init() {
 	})
 }
 
-// envOptions are the environment settings serve-env passes to a factory.
-type envOptions struct {
-	seed    int64
-	compact bool
-	logger  *slog.Logger
-}
-
-// envFactories is the allow-list of environments serve-env can serve.
-func envFactories() map[string]func(envOptions) (envservice.Environment, error) {
-	return map[string]func(envOptions) (envservice.Environment, error){
-		toolworld.Name: func(o envOptions) (envservice.Environment, error) {
-			return toolworld.New(toolworld.Config{Seed: o.seed, Compact: o.compact, Logger: o.logger})
-		},
-	}
-}
-
+// runServeEnv serves the built-in environments (package envs/builtin, the
+// allow-list) named by --env.
 func runServeEnv(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	factories := envFactories()
-	known := strings.Join(slices.Sorted(maps.Keys(factories)), ", ")
+	known := strings.Join(builtin.Names(), ", ")
 	fs := flag.NewFlagSet("serve-env", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -94,6 +79,10 @@ Flags:
 		SweepInterval: *sweep,
 		Logger:        logger,
 	})
+	// The flags fill the env sections of a configuration, as train's
+	// --set env.toolworld.seed=... does.
+	envCfg := trainer.EnvConfig{Toolworld: trainer.ToolworldConfig{Seed: *seed, Compact: *compact}}
+	factories := builtin.Environments()
 	var names []string
 	for name := range strings.SplitSeq(*envs, ",") {
 		name = strings.TrimSpace(name)
@@ -104,7 +93,9 @@ Flags:
 		if !ok {
 			return fmt.Errorf("--env: unknown environment %q (available: %s)", name, known)
 		}
-		env, err := factory(envOptions{seed: *seed, compact: *compact, logger: logger.With("env_type", name)})
+		cfg := envCfg
+		cfg.Type = name
+		env, err := factory(ctx, cfg, logger.With("env_type", name))
 		if err != nil {
 			return fmt.Errorf("--env %s: %w", name, err)
 		}

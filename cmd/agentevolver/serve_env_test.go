@@ -19,7 +19,7 @@ func TestServeEnvCommand(t *testing.T) {
 	var stderr bytes.Buffer
 	done := make(chan error, 1)
 	go func() {
-		done <- runServeEnv(ctx, []string{"--addr", "127.0.0.1:0", "--env", "toolworld", "--compact", "--log-level", "warn"},
+		done <- runServeEnv(ctx, []string{"--addr", "127.0.0.1:0", "--env", "toolworld", "--compact", "--seed", "7", "--log-level", "warn"},
 			nil, outW, &stderr)
 		outW.Close()
 	}()
@@ -44,9 +44,38 @@ func TestServeEnvCommand(t *testing.T) {
 	if err != nil || len(ids) != toolworld.DefaultValSize {
 		t.Fatalf("TaskIDs = %d, %v", len(ids), err)
 	}
-	// The instance left live here is released by the shutdown.
-	if _, err := client.Create(ctx, toolworld.Name, ids[0], "", nil); err != nil {
+	// --seed and --compact reach the environment: the served task is the
+	// seed-7 one, on a task where seeds 0 and 7 differ.
+	want, err := toolworld.New(toolworld.Config{Seed: 7, Compact: true})
+	if err != nil {
 		t.Fatal(err)
+	}
+	seed0, err := toolworld.New(toolworld.Config{Compact: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id, instruction string
+	for _, candidate := range ids {
+		a, errA := want.Task(candidate)
+		b, errB := seed0.Task(candidate)
+		if errA != nil || errB != nil {
+			t.Fatal(errA, errB)
+		}
+		if a.Instruction != b.Instruction {
+			id, instruction = candidate, a.Instruction
+			break
+		}
+	}
+	if id == "" {
+		t.Fatal("seeds 0 and 7 give the same val tasks")
+	}
+	// The instance left live here is released by the shutdown.
+	init, err := client.Create(ctx, toolworld.Name, id, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(init.State) != 2 || init.State[1].Content != instruction || len(init.State[0].Content) > 300 {
+		t.Errorf("initial state %+v, want the compact prompt and %q", init.State, instruction)
 	}
 	cancel()
 	if err := <-done; err != nil {

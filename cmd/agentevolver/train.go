@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/org/agentevolver/envs/builtin"
 	"github.com/org/agentevolver/trainer"
 )
 
@@ -32,6 +33,7 @@ func runTrain(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fs.Var(&configs, "config", "YAML configuration file, layered over the defaults (repeatable)")
 	fs.Var(&sets, "set", "override one key, for example --set trainer.rl_steps=10 (repeatable)")
 	resume := fs.Bool("resume", false, "continue from the last checkpoint in the output directory")
+	overwrite := fs.Bool("overwrite", false, "start afresh in an output directory that holds a run, removing that run's files")
 	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn or error")
 	printConfig := fs.Bool("print-config", false, "print the resolved configuration as YAML and exit")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file")
@@ -59,7 +61,9 @@ func runTrain(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return err
 	}
 	defer stopProfile()
-	t, err := trainer.New(cfg, trainer.Options{Logger: log, Output: stdout, Resume: *resume})
+	opts := trainerOptions(log, stdout)
+	opts.Resume, opts.Overwrite = *resume, *overwrite
+	t, err := trainer.New(cfg, opts)
 	if err != nil {
 		return err
 	}
@@ -67,9 +71,19 @@ func runTrain(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "outputs in %s (seed %d, validation success %.1f%% -> %.1f%%)\n",
-		cfg.Trainer.OutputDir, s.Seed, 100*s.ValSuccessWarmStart, 100*s.ValSuccessFinal)
+	before := "after the warm start"
+	if cfg.WarmStart.Steps == 0 {
+		before = "before RL"
+	}
+	fmt.Fprintf(stdout, "outputs in %s (seed %d, validation success %s %.1f%%, after RL %.1f%%)\n",
+		cfg.Trainer.OutputDir, s.Seed, before, 100*s.ValSuccessWarmStart, 100*s.ValSuccessFinal)
 	return nil
+}
+
+// trainerOptions are the trainer options every command that trains or
+// evaluates uses: the logger, the output and the built-in environments.
+func trainerOptions(log *slog.Logger, out io.Writer) trainer.Options {
+	return trainer.Options{Logger: log, Output: out, Environments: builtin.Environments()}
 }
 
 // newLogger returns a text logger at level.

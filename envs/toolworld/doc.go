@@ -64,6 +64,16 @@
 // expert's next action from the current state, and Env.JudgeSteps labels
 // each step of an episode as useful or not: an oracle step judge.
 //
+// # Capabilities
+//
+// Env implements every optional capability of package envservice:
+// ProfileProvider (Env.Profile), Expert (Env.Demonstrate, which is
+// Env.Solve), CorpusProvider (Env.Corpus: the system prompt, instructions
+// and expert episodes of a split, to learn a tokenizer from) and
+// TaskMetadataProvider (Env.TaskMetadata: the task's level as its
+// difficulty). Config.MaxLevel restricts TaskIDs to the easier levels
+// without changing the generated tasks.
+//
 // Config.Compact selects a system prompt of under 300 bytes (under 400
 // with any instruction) for small policies trained from scratch; level-1
 // tasks take one short call and task.finish.

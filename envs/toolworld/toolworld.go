@@ -31,6 +31,9 @@ const (
 // MaxSplitSize bounds each split's size.
 const MaxSplitSize = 20000
 
+// NumLevels is the number of task levels: levels run from 1 to NumLevels.
+const NumLevels = 3
+
 // Errors callers can test with errors.Is. The first three also match
 // envclient.ErrBadRequest (and a closed instance envclient.ErrInstanceNotFound),
 // so a server can map them to the right status.
@@ -72,25 +75,36 @@ type Config struct {
 	// (full or compact). A policy trained from scratch on demonstrations
 	// needs no API documentation, and every prompt token costs it compute.
 	SystemPrompt string
+	// MaxLevel, when positive, lists only the tasks of level <= MaxLevel
+	// (1..NumLevels) in TaskIDs, in their usual order; zero lists all.
+	// Generation is unchanged: ids and tasks are those of MaxLevel 0, and
+	// every task stays reachable by id (Task, New, Solve, TaskMetadata).
+	// Corpus ignores it (see Env.Corpus).
+	MaxLevel int
 	// Logger receives debug records; nil discards them.
 	Logger *slog.Logger
 }
 
 // Env is the toolworld environment: a fixed, generated set of tasks over
-// four small apps. It implements envservice.Environment and
-// envservice.ProfileProvider, and is safe for concurrent use.
+// four small apps. It implements envservice.Environment and every optional
+// capability of envservice (ProfileProvider, Expert, CorpusProvider,
+// TaskMetadataProvider), and is safe for concurrent use.
 type Env struct {
 	cat    *catalog
 	log    *slog.Logger
 	system string
 	tasks  map[string]*task
-	splits map[string][]string
+	splits map[string][]string // every generated task, by split
+	listed map[string][]string // the tasks TaskIDs lists (Config.MaxLevel)
 }
 
 var (
-	_ envservice.Environment     = (*Env)(nil)
-	_ envservice.ProfileProvider = (*Env)(nil)
-	_ envservice.Instance        = (*Instance)(nil)
+	_ envservice.Environment          = (*Env)(nil)
+	_ envservice.ProfileProvider      = (*Env)(nil)
+	_ envservice.Expert               = (*Env)(nil)
+	_ envservice.CorpusProvider       = (*Env)(nil)
+	_ envservice.TaskMetadataProvider = (*Env)(nil)
+	_ envservice.Instance             = (*Instance)(nil)
 )
 
 // TaskInfo describes one task.
@@ -120,11 +134,15 @@ func New(cfg Config) (*Env, error) {
 			sizes[split] = defaults[split]
 		}
 	}
+	if cfg.MaxLevel < 0 || cfg.MaxLevel > NumLevels {
+		return nil, fmt.Errorf("toolworld: max level %d outside 0..%d", cfg.MaxLevel, NumLevels)
+	}
 	e := &Env{
 		cat:    newCatalog(),
 		log:    cfg.Logger,
 		tasks:  map[string]*task{},
 		splits: map[string][]string{},
+		listed: map[string][]string{},
 	}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
@@ -145,6 +163,9 @@ func New(cfg Config) (*Env, error) {
 			}
 			e.tasks[t.info.ID] = t
 			e.splits[split] = append(e.splits[split], t.info.ID)
+			if cfg.MaxLevel == 0 || t.info.Level <= cfg.MaxLevel {
+				e.listed[split] = append(e.listed[split], t.info.ID)
+			}
 		}
 	}
 	return e, nil
@@ -170,17 +191,16 @@ func (e *Env) generate(seed, code uint64, split string, index int, seen map[stri
 	return nil, fmt.Errorf("toolworld: cannot draw a new distinct task for %s; use fewer tasks or another seed", id)
 }
 
-// TaskIDs lists the task ids of a split ("train", "val" or "test"). params
-// are ignored.
+// TaskIDs lists the task ids of a split ("train", "val" or "test"), only
+// those of level <= Config.MaxLevel when it is set. params are ignored.
 func (e *Env) TaskIDs(ctx context.Context, split string, _ map[string]any) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	ids, ok := e.splits[split]
-	if !ok {
+	if _, ok := e.splits[split]; !ok {
 		return nil, fmt.Errorf("%w: %q (want train, val or test)", ErrUnknownSplit, split)
 	}
-	return append([]string(nil), ids...), nil
+	return append([]string(nil), e.listed[split]...), nil
 }
 
 // Task describes a task.

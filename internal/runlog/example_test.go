@@ -53,7 +53,7 @@ func ExampleMetricsWriter() {
 	w.WriteRecord(runlog.Record{Step: 1, Time: at, Values: map[string]float64{"reward/mean": 0.25, "loss": math.NaN()}})
 	w.WriteRecord(runlog.Record{Step: 2, Time: at.Add(time.Second), Values: map[string]float64{"reward/mean": 0.5, "val/success": 0.375}})
 	// Output:
-	// {"step":1,"time":"2026-01-02T15:04:05Z","loss":"NaN","reward/mean":0.25}
+	// {"step":1,"time":"2026-01-02T15:04:05Z","loss":null,"reward/mean":0.25}
 	// {"step":2,"time":"2026-01-02T15:04:06Z","reward/mean":0.5,"val/success":0.375}
 }
 

@@ -51,10 +51,10 @@ const (
 //	{"step":12,"time":"2026-01-02T15:04:05.123Z","reward/mean":0.42,"val/success":0.5}
 //
 // "step" and "time" (RFC 3339, UTC, with nanoseconds when non-zero) come
-// first, then the metrics sorted by name. JSON has no NaN or infinities, so
-// those values are written as the strings "NaN", "+Inf" and "-Inf"; strings
-// keep the distinction that null would lose, and [ReadMetrics] turns them back
-// into numbers.
+// first, then the metrics sorted by name. JSON has no NaN or infinities: NaN
+// (a mean over nothing, say) is written as null, which every JSON tool
+// reads, and the infinities as the strings "+Inf" and "-Inf", which keep
+// their sign; [ReadMetrics] turns all three back into numbers.
 //
 // Every record is written with a single write call straight to the file, with
 // no buffering in between, so a process crash loses nothing already written;
@@ -277,7 +277,7 @@ func appendRecord(b []byte, rec Record) ([]byte, error) {
 func appendValue(b []byte, v float64) []byte {
 	switch {
 	case math.IsNaN(v):
-		return append(b, `"`+nanString+`"`...)
+		return append(b, "null"...)
 	case math.IsInf(v, 1):
 		return append(b, `"`+posInfString+`"`...)
 	case math.IsInf(v, -1):

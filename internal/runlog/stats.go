@@ -101,6 +101,19 @@ type ValidationStats struct {
 	BestAtK float64
 	// PassAtK is the mean per-task [PassAtK] of the successes.
 	PassAtK float64
+	// Failed is the number of rollouts that failed in the environment:
+	// they are in no statistic above (a task whose rollouts all failed is
+	// not among Tasks).
+	Failed int
+}
+
+// FailedRate is the share of all rollouts, failed ones included, that
+// failed; 0 when there were none.
+func (s ValidationStats) FailedRate() float64 {
+	if n := s.Rollouts + s.Failed; n > 0 {
+		return float64(s.Failed) / float64(n)
+	}
+	return 0
 }
 
 // Validate computes [ValidationStats] for tasks[t] holding the rollouts of
@@ -150,8 +163,9 @@ func Validate(tasks [][]Rollout, k int) (ValidationStats, error) {
 }
 
 // Metrics returns the statistics as metrics-log values named
-// prefix+"success", prefix+"avg@K", prefix+"best@K" and prefix+"pass@K",
-// e.g. "val/pass@8" for prefix "val/" and K 8.
+// prefix+"success", prefix+"avg@K", prefix+"best@K", prefix+"pass@K" and
+// prefix+"failed" (the failed share of rollouts), e.g. "val/pass@8" for
+// prefix "val/" and K 8.
 func (s ValidationStats) Metrics(prefix string) map[string]float64 {
 	k := strconv.Itoa(s.K)
 	return map[string]float64{
@@ -159,5 +173,6 @@ func (s ValidationStats) Metrics(prefix string) map[string]float64 {
 		prefix + "avg@" + k:  s.AvgAtK,
 		prefix + "best@" + k: s.BestAtK,
 		prefix + "pass@" + k: s.PassAtK,
+		prefix + "failed":    s.FailedRate(),
 	}
 }

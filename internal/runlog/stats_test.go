@@ -259,7 +259,7 @@ func TestValidateErrors(t *testing.T) {
 func TestValidationStatsMetrics(t *testing.T) {
 	s := ValidationStats{K: 8, Success: 0.1, AvgAtK: 0.2, BestAtK: 0.3, PassAtK: 0.4}
 	got := s.Metrics("val/")
-	want := map[string]float64{"val/success": 0.1, "val/avg@8": 0.2, "val/best@8": 0.3, "val/pass@8": 0.4}
+	want := map[string]float64{"val/success": 0.1, "val/avg@8": 0.2, "val/best@8": 0.3, "val/pass@8": 0.4, "val/failed": 0}
 	if len(got) != len(want) {
 		t.Fatalf("Metrics = %v, want %v", got, want)
 	}

@@ -66,6 +66,7 @@ type validationStatsJSON struct {
 	AvgAtK   float64 `json:"avg_at_k"`
 	BestAtK  float64 `json:"best_at_k"`
 	PassAtK  float64 `json:"pass_at_k"`
+	Failed   int     `json:"failed"`
 }
 
 // WriteFile writes s as indented JSON to path atomically, creating parent

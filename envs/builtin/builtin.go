@@ -1,0 +1,72 @@
+package builtin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/org/agentevolver/envs/toolworld"
+	"github.com/org/agentevolver/envservice"
+	"github.com/org/agentevolver/trainer"
+)
+
+// ErrUnknownEnvironment reports a name that is not a built-in environment;
+// Open's error wraps it and lists the known names.
+var ErrUnknownEnvironment = errors.New("builtin: unknown environment")
+
+// Environments returns the factories of the built-in environments by name
+// (the env_type they are served as). The map is new on every call and
+// belongs to the caller.
+func Environments() map[string]trainer.EnvFactory {
+	return map[string]trainer.EnvFactory{
+		toolworld.Name: openToolworld,
+	}
+}
+
+// Names returns the names of the built-in environments, sorted.
+func Names() []string {
+	return slices.Sorted(maps.Keys(Environments()))
+}
+
+// Open builds the built-in environment name from cfg (only the section of
+// that environment is read; cfg.Type is ignored). log receives the
+// environment's records; nil discards them. An unknown name gives an error
+// matching ErrUnknownEnvironment that names the known environments.
+func Open(ctx context.Context, name string, cfg trainer.EnvConfig, log *slog.Logger) (envservice.Environment, error) {
+	factory, ok := Environments()[name]
+	if !ok {
+		return nil, fmt.Errorf("%w %q (built in: %s)", ErrUnknownEnvironment, name, strings.Join(Names(), ", "))
+	}
+	env, err := factory(ctx, cfg, log)
+	if err != nil {
+		return nil, fmt.Errorf("builtin: open %s: %w", name, err)
+	}
+	return env, nil
+}
+
+// openToolworld is the toolworld factory: cfg.Toolworld mapped onto
+// toolworld.Config.
+func openToolworld(ctx context.Context, cfg trainer.EnvConfig, log *slog.Logger) (envservice.Environment, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	tc := cfg.Toolworld
+	env, err := toolworld.New(toolworld.Config{
+		Seed:         tc.Seed,
+		Compact:      tc.Compact,
+		SystemPrompt: tc.SystemPrompt,
+		TrainSize:    tc.TrainSize,
+		ValSize:      tc.ValSize,
+		TestSize:     tc.TestSize,
+		MaxLevel:     tc.MaxLevel,
+		Logger:       log,
+	})
+	if err != nil {
+		return nil, err // not a nil *toolworld.Env in a non-nil interface
+	}
+	return env, nil
+}

@@ -1,0 +1,30 @@
+// Package builtin is the one place where the environments built into
+// agentevolver are registered.
+//
+// The trainer imports no concrete environment: it runs any
+// envservice.Environment, and what it needs beyond the envclient.Env
+// contract (demonstrations for the warm start, a corpus for a learned
+// tokenizer, task difficulties) it finds as optional capabilities of that
+// environment (see envservice's capabilities.go). Something still has to
+// know which environments exist and how to build one from the env section
+// of a configuration; that is this package. The command line (train, eval,
+// serve-env, experiment) opens environments through it, and hands
+// Environments() to the trainer, whose in-process and companion services
+// build the configured environment from those factories.
+//
+// Environments is an allow-list: a name not registered here is never
+// opened, and nothing is loaded dynamically. Each call returns a fresh map,
+// so callers may add their own environments to it (or remove some) without
+// affecting anyone else:
+//
+//	envs := builtin.Environments()
+//	envs["myenv"] = openMyEnv // a trainer.EnvFactory
+//	opts := trainer.Options{Environments: envs}
+//
+// The built-in environments are:
+//
+//   - toolworld (package github.com/org/agentevolver/envs/toolworld): a
+//     deterministic multi-turn tool-use environment over four small apps,
+//     configured by the env.toolworld section (trainer.ToolworldConfig). It
+//     implements every optional capability.
+package builtin

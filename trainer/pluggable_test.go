@@ -1,0 +1,117 @@
+package trainer
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/agentflow"
+	"github.com/org/agentevolver/contextmgr"
+	"github.com/org/agentevolver/internal/runlog"
+)
+
+// stepMetrics returns the metrics of the last RL step of a run.
+func stepMetrics(t *testing.T, dir string) map[string]float64 {
+	t.Helper()
+	records, err := runlog.ReadMetrics(filepath.Join(dir, MetricsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]float64
+	for _, r := range records {
+		if _, ok := r.Values["rollout/episodes"]; ok {
+			out = r.Values
+		}
+	}
+	if out == nil {
+		t.Fatal("no RL step in the metrics")
+	}
+	return out
+}
+
+// TestFitUsesRewardCalculator checks that Options.Reward scores training
+// episodes in place of the environment's evaluation.
+func TestFitUsesRewardCalculator(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a tiny model")
+	}
+	cfg := echoConfig(t)
+	cfg.Trainer.RLSteps = 1
+	reward := agentflow.RewardFunc(func(context.Context, agentflow.RewardInput) (float64, string, error) {
+		return 0.25, "a quarter", nil
+	})
+	if _, err := mustNew(t, cfg, Options{Env: echoManager(t, &echoEnv{}), Reward: reward}).Fit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := stepMetrics(t, cfg.Trainer.OutputDir)["reward/mean"]; got != 0.25 {
+		t.Errorf("reward/mean = %v, want the calculator's 0.25", got)
+	}
+}
+
+// TestFitContextTemplates trains one step with every context manager the
+// configuration can name.
+func TestFitContextTemplates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a tiny model")
+	}
+	for _, name := range []string{contextmgr.StrategyLinear, contextmgr.StrategyLinearThink, contextmgr.StrategySelfClip, contextmgr.StrategyMemory} {
+		t.Run(name, func(t *testing.T) {
+			cfg := echoConfig(t)
+			cfg.Trainer.RLSteps = 1
+			cfg.Rollout.ContextTemplate = name
+			cfg.Rollout.UseQwen3 = true
+			cfg.Rollout.MaxModelLen = 512
+			cfg.Data.MaxPromptLength = 508 // per-turn strategies need the whole window
+			if _, err := mustNew(t, cfg, Options{Env: echoManager(t, &echoEnv{})}).Fit(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if m := stepMetrics(t, cfg.Trainer.OutputDir); m["rollout/samples"] < 1 || m["rollout/failed"] != 0 {
+				t.Errorf("metrics %v", m)
+			}
+		})
+	}
+}
+
+// recorderFunc adapts a function to TrajectoryRecorder.
+type recorderFunc func(ctx context.Context, step int, trajectories []agentevolver.Trajectory) error
+
+func (f recorderFunc) Record(ctx context.Context, step int, trajectories []agentevolver.Trajectory) error {
+	return f(ctx, step, trajectories)
+}
+
+// TestFitInterruptedKeepsWork checks that cancelling Fit (Ctrl-C under
+// signal.NotifyContext) leaves a checkpoint, the policy and the plot, and
+// that Resume finishes the run.
+func TestFitInterruptedKeepsWork(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a tiny model")
+	}
+	cfg := echoConfig(t)
+	cfg.Trainer.RLSteps = 3
+	cfg.Trainer.SaveFreq = 0
+	env := echoManager(t, &echoEnv{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stopAfterFirst := recorderFunc(func(_ context.Context, step int, _ []agentevolver.Trajectory) error {
+		if step == 0 {
+			cancel()
+		}
+		return nil
+	})
+	_, err := mustNew(t, cfg, Options{Env: env, Hooks: Hooks{Recorder: stopAfterFirst}}).Fit(ctx)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	for _, name := range []string{filepath.Join(CheckpointDir, "step_000001", checkpointState), FinalModelDir, PlotFile} {
+		if _, err := os.Stat(filepath.Join(cfg.Trainer.OutputDir, name)); err != nil {
+			t.Errorf("after the interrupt: %v", err)
+		}
+	}
+	s, err := mustNew(t, cfg, Options{Env: env, Resume: true}).Fit(context.Background())
+	if err != nil || s.RLSteps != 3 {
+		t.Fatalf("resume: %+v, %v", s, err)
+	}
+}
