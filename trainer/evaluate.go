@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/org/agentevolver/internal/runlog"
 	"github.com/org/agentevolver/model"
 )
 
@@ -34,7 +33,7 @@ type EvalOptions struct {
 // Evaluate runs K rollouts of every task of a split with a saved policy at
 // the validation temperature and returns avg@k, best@k, pass@k and the
 // success rate.
-func Evaluate(ctx context.Context, cfg Config, opts Options, eo EvalOptions) (stats runlog.ValidationStats, err error) {
+func Evaluate(ctx context.Context, cfg Config, opts Options, eo EvalOptions) (stats ValidationStats, err error) {
 	if eo.Checkpoint != "" {
 		cfg.Model.Path = eo.Checkpoint
 		// A policy saved with its tokenizer uses it; otherwise the

@@ -226,6 +226,7 @@ func TestFitExcludesFailedEpisodes(t *testing.T) {
 	if s.RLSteps != 1 {
 		t.Errorf("summary %+v", s)
 	}
+	checkMetricsDocumented(t, cfg.Trainer.OutputDir)
 	// Validation: the val split has no failing task here; make one fail.
 	env.set(echoFaults{evaluate: true, failTasks: "val-2"})
 	cfg.Data.ValTasks = 0

@@ -189,7 +189,7 @@ type runState struct {
 // with validation every test_freq and checkpoints every save_freq steps, a
 // final validation and checkpoint, then metrics, a plot and a summary under
 // the output directory. It returns the summary.
-func (t *Trainer) Fit(ctx context.Context) (summary runlog.Summary, err error) {
+func (t *Trainer) Fit(ctx context.Context) (summary Summary, err error) {
 	r, err := t.open(ctx)
 	if err != nil {
 		return runlog.Summary{}, err

@@ -56,6 +56,7 @@ func TestFitEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkMetricsDocumented(t, cfg.Trainer.OutputDir)
 	if s.RLSteps != 2 || s.Seed != cfg.Trainer.Seed || !(s.WallSeconds > 0) {
 		t.Fatalf("summary %+v", s)
 	}

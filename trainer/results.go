@@ -1,0 +1,18 @@
+package trainer
+
+import "github.com/org/agentevolver/internal/runlog"
+
+// Summary is the outcome of a run, as Fit returns it and writes it to
+// SummaryFile: the seed, validation success before and after RL, the RL
+// steps taken, the wall time and one Phase per validation shown in the
+// final table.
+type Summary = runlog.Summary
+
+// Phase is one row of a Summary's table: validation at one point of the
+// run ("after warm start" or "before RL", then "after RL").
+type Phase = runlog.Phase
+
+// ValidationStats are the statistics of one validation, as Evaluate
+// returns them: tasks and rollouts scored, k, success rate, avg@k, best@k,
+// pass@k, and the rollouts that failed in the environment (in no score).
+type ValidationStats = runlog.ValidationStats
