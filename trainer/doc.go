@@ -5,6 +5,22 @@
 // machinery that turns them into optimiser steps of a policy whose weights
 // live in a GoMLX context.
 //
+// # Layers
+//
+// The package has three layers, each importing only those above it, and
+// its file names carry the layer:
+//
+//   - objective_*.go: the objective, as GoMLX graphs — GRPO advantages,
+//     the HET/PPO policy loss, loss aggregation, KL penalties — and their
+//     host-side Compute* entry points;
+//   - optim_*.go: the optimiser — batches, log-probs of a [Policy], the
+//     [Updater] (PPO epochs, micro-batches, clipping, AdamW), the
+//     [Reference] and [Supervised] steps;
+//   - run_*.go: the run — [Config], [Trainer.Fit], RL steps, validation,
+//     the warm start, checkpoints, the environment and its failures, and
+//     the [Hooks] where the self-evolving mechanisms plug in (they use only
+//     this layer).
+//
 // # Training runs
 //
 // A [Config] (YAML sections trainer, data, env, model, rollout, actor,
@@ -13,9 +29,9 @@
 // placeholders over them) describes a run; [New] validates it and
 // [Trainer.Fit] runs it:
 //
-//  1. an optional supervised warm start on the built-in environment's
-//     expert demonstrations, after which the policy is saved as the frozen
-//     reference;
+//  1. an optional supervised warm start on the environment's expert
+//     demonstrations (envservice.Expert), after which the policy is saved
+//     as the frozen reference;
 //  2. validation (avg@k, best@k, pass@k at the validation temperature);
 //  3. RL steps: the step's tasks ([Hooks.Tasks] or the training split,
 //     shuffled per epoch), n rollouts each through agentflow with the
@@ -32,6 +48,14 @@
 // (Options.Resume) reproduces the uninterrupted run bit for bit; with
 // batched rollouts it is equal up to floating-point summation order.
 // [Evaluate] validates a saved policy on any split.
+//
+// The environment is Options.Env (any envclient.Env, usually an
+// envservice.Manager serving the caller's environment), an env service at
+// env.url, or one built by name from Options.Environments (the command
+// line passes the built-ins of package envs/builtin); the trainer imports
+// no concrete environment. Episodes that fail in the environment are never
+// trained on or scored: they are counted per cause, and too many of them
+// stop Fit with a [*FailureError] after a checkpoint.
 //
 // # Graph functions
 //
