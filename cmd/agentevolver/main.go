@@ -30,6 +30,7 @@ func register(c command) {
 }
 
 func main() {
+	applyDefaultMemoryLimit()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
