@@ -9,11 +9,13 @@
 //
 //	train      train a policy: with no flags, the built-in toolworld job on the
 //	           pure-Go backend; --config FILE (repeatable), --set key=value
-//	           (repeatable), --resume, --print-config
+//	           (repeatable), --resume, --overwrite, --print-config
 //	eval       validate a saved policy: --checkpoint DIR --split S --k K [--trajectories FILE]
 //	serve-env  serve Go environments over the env-service protocol:
 //	           --env toolworld --addr 127.0.0.1:8080
 //	tokenize   print the token ids of stdin: --tokenizer DIR|byte [--chat]
+//	experiment run every arm x seed of an experiment file and compare them:
+//	           --config FILE [--quick] [--out DIR]
 //	bench      throughput of train, logprob or generate: --model tiny|small
 //
 // Run "agentevolver <command> -h" for the flags of a command.

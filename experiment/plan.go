@@ -1,0 +1,215 @@
+package experiment
+
+import (
+	"cmp"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/org/agentevolver/internal/config"
+	"github.com/org/agentevolver/trainer"
+)
+
+// DefaultOutputRoot is where experiments write when Options.OutputRoot is
+// empty.
+const DefaultOutputRoot = "runs"
+
+// QuickSuffix is appended to the experiment name of a quick run, so that
+// a smoke test never overwrites the results of the real experiment.
+const QuickSuffix = "-quick"
+
+// Job is one arm × seed run of a plan.
+type Job struct {
+	// Arm is the arm's name.
+	Arm string
+	// Seed is the run's seed.
+	Seed int64
+	// Config is the run's whole configuration: the trainer's defaults,
+	// then the base layer, the arm's layer and (in a quick run) the quick
+	// layer, then the seed, the budget, the run's name
+	// (<experiment>-<arm>-s<seed>) and its output directory
+	// (<root>/<experiment>/<arm>/seed-<seed>).
+	Config trainer.Config
+}
+
+// Plan is an experiment resolved into runs, every configuration loaded and
+// validated, before anything trains.
+type Plan struct {
+	// Name is the experiment's name, with QuickSuffix in a quick run.
+	Name string
+	// Dir is <root>/<Name>; comparison.json and comparison.png go there.
+	Dir string
+	// Quick reports a quick run.
+	Quick bool
+	// Steps is the RL-step budget every run shares.
+	Steps int
+	// Arms are the arm names in file order.
+	Arms []string
+	// Seeds are the seeds every arm runs with.
+	Seeds []int64
+	// Jobs are the runs in the order they run: seed by seed, every arm
+	// for a seed before the next seed, so that an experiment stopped
+	// early still holds paired comparisons.
+	Jobs []Job
+}
+
+// NewPlan resolves f into runs as opts says (Quick, OutputRoot) and checks
+// every configuration with trainer.LoadConfig, so a typo in the last arm is
+// reported before the first one trains. The layers of a run are applied in
+// this order: the trainer's defaults, the base layer, the arm's layer, the
+// quick layer (in a quick run), then the keys the experiment owns:
+// trainer.seed, trainer.rl_steps, trainer.experiment_name and
+// trainer.output_dir. An arm or quick layer that sets one of those is an
+// error (the budget is the same for every arm by construction); values the
+// base sets for them are replaced, except that trainer.rl_steps is the
+// budget when the file gives no steps. Within a layer, files come first,
+// then its inline mapping, then its overrides. Errors wrap [ErrInvalid].
+func NewPlan(f File, opts Options) (Plan, error) {
+	if err := f.check(); err != nil {
+		return Plan{}, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	tmp, err := os.MkdirTemp("", "agentevolver-experiment-*")
+	if err != nil {
+		return Plan{}, fmt.Errorf("experiment: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	layers := layerWriter{dir: tmp}
+
+	p := Plan{Name: f.Name, Quick: opts.Quick, Seeds: f.runSeeds(opts.Quick)}
+	if opts.Quick {
+		p.Name += QuickSuffix
+	}
+	p.Dir = filepath.Join(cmp.Or(opts.OutputRoot, DefaultOutputRoot), p.Name)
+
+	baseFiles, err := layers.files("base", "base", f.Base)
+	if err != nil {
+		return Plan{}, err
+	}
+	base, err := trainer.LoadConfig(baseFiles, nil)
+	if err != nil {
+		return Plan{}, fmt.Errorf("%w: base: %w", ErrInvalid, err)
+	}
+	p.Steps = f.runSteps(opts.Quick)
+	if p.Steps == 0 {
+		p.Steps = base.Trainer.RLSteps
+	}
+	var quickFiles []string
+	if opts.Quick {
+		if quickFiles, err = layers.files("quick", "quick", f.Quick.Layer); err != nil {
+			return Plan{}, err
+		}
+	}
+
+	armFiles := make(map[string][]string, len(f.Arms))
+	for _, a := range f.Arms {
+		p.Arms = append(p.Arms, a.Name)
+		own, err := layers.files(fmt.Sprintf("arm %q", a.Name), "arm-"+a.Name, a.Layer)
+		if err != nil {
+			return Plan{}, err
+		}
+		files := append(append([]string(nil), baseFiles...), own...)
+		cfg, err := trainer.LoadConfig(files, nil)
+		if err != nil {
+			return Plan{}, fmt.Errorf("%w: arm %q: %w", ErrInvalid, a.Name, err)
+		}
+		if err := checkOwned(fmt.Sprintf("arm %q", a.Name), base, cfg); err != nil {
+			return Plan{}, err
+		}
+		if opts.Quick {
+			files = append(files, quickFiles...)
+			quick, err := trainer.LoadConfig(files, nil)
+			if err != nil {
+				return Plan{}, fmt.Errorf("%w: quick layer over arm %q: %w", ErrInvalid, a.Name, err)
+			}
+			if err := checkOwned("the quick layer", cfg, quick); err != nil {
+				return Plan{}, err
+			}
+		}
+		armFiles[a.Name] = files
+	}
+
+	for _, seed := range p.Seeds {
+		for _, arm := range p.Arms {
+			job, err := p.job(layers, arm, seed, armFiles[arm])
+			if err != nil {
+				return Plan{}, err
+			}
+			p.Jobs = append(p.Jobs, job)
+		}
+	}
+	return p, nil
+}
+
+// job resolves the configuration of one arm × seed.
+func (p Plan) job(layers layerWriter, arm string, seed int64, files []string) (Job, error) {
+	name := fmt.Sprintf("%s-%s-s%d", p.Name, arm, seed)
+	dir := runDir(p.Dir, arm, seed)
+	owned, err := layers.files(fmt.Sprintf("run %q", name), "run-"+name, Layer{Config: map[string]any{
+		"trainer": map[string]any{
+			"seed":            seed,
+			"rl_steps":        p.Steps,
+			"experiment_name": name,
+			"output_dir":      dir,
+		},
+	}})
+	if err != nil {
+		return Job{}, err
+	}
+	cfg, err := trainer.LoadConfig(append(append([]string(nil), files...), owned...), nil)
+	if err != nil {
+		return Job{}, fmt.Errorf("%w: arm %q seed %d: %w", ErrInvalid, arm, seed, err)
+	}
+	if cfg.Trainer.Seed != seed || cfg.Trainer.RLSteps != p.Steps || cfg.Trainer.ExperimentName != name || cfg.Trainer.OutputDir != dir {
+		return Job{}, fmt.Errorf("%w: arm %q seed %d: the run's trainer section resolved to seed %d, rl_steps %d, name %q, output_dir %q",
+			ErrInvalid, arm, seed, cfg.Trainer.Seed, cfg.Trainer.RLSteps, cfg.Trainer.ExperimentName, cfg.Trainer.OutputDir)
+	}
+	return Job{Arm: arm, Seed: seed, Config: cfg}, nil
+}
+
+// runDir is the output directory of one arm × seed.
+func runDir(dir, arm string, seed int64) string {
+	return filepath.Join(dir, arm, "seed-"+strconv.FormatInt(seed, 10))
+}
+
+// checkOwned reports a layer that changed one of the keys the experiment
+// sets for every run.
+func checkOwned(what string, before, after trainer.Config) error {
+	b, a := before.Trainer, after.Trainer
+	var key, why string
+	switch {
+	case a.RLSteps != b.RLSteps:
+		key, why = "trainer.rl_steps", "every arm runs the experiment's steps"
+	case a.Seed != b.Seed:
+		key, why = "trainer.seed", "the experiment's seeds set it"
+	case a.ExperimentName != b.ExperimentName:
+		key, why = "trainer.experiment_name", "the experiment names every run"
+	case a.OutputDir != b.OutputDir:
+		key, why = "trainer.output_dir", "the experiment places every run"
+	default:
+		return nil
+	}
+	return fmt.Errorf("%w: %s sets %s; %s", ErrInvalid, what, key, why)
+}
+
+// layerWriter writes layers' inline parts as files for trainer.LoadConfig.
+type layerWriter struct{ dir string }
+
+// files returns the files of layer l in order: its own files, then one
+// holding its mapping with its overrides applied, when it has either. what
+// names the layer in errors, name its file (a safe path segment).
+func (w layerWriter) files(what, name string, l Layer) ([]string, error) {
+	files := append([]string(nil), l.Files...)
+	if len(l.Config) == 0 && len(l.Set) == 0 {
+		return files, nil
+	}
+	data, err := config.Overlay(l.Config, l.Set)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrInvalid, what, err)
+	}
+	path := filepath.Join(w.dir, name+".yaml")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	return append(files, path), nil
+}

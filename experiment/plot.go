@@ -1,0 +1,139 @@
+package experiment
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/org/agentevolver/internal/fsutil"
+)
+
+// Plot size in pixels and resolution, as the trainer's progress plot.
+const (
+	plotWidthPx  = 960
+	plotHeightPx = 600
+	plotDPI      = 120
+)
+
+// WritePlot draws each arm's mean validation success over RL steps, over
+// its successful runs aligned by step (a run that lacks a step is left out
+// of that step), with a shaded band from the minimum to the maximum over
+// those runs, and writes the PNG to path atomically. The value axis spans
+// [0, 1]. It returns an error wrapping [ErrNoData] when no arm has a
+// successful run with a validation point.
+func WritePlot(path string, c Comparison) error {
+	p, err := comparisonPlot(c)
+	if err != nil {
+		return err
+	}
+	px := func(n int) vg.Length { return vg.Length(n) * vg.Inch / plotDPI }
+	canvas := vgimg.NewWith(vgimg.UseWH(px(plotWidthPx), px(plotHeightPx)), vgimg.UseDPI(plotDPI))
+	p.Draw(draw.New(canvas))
+	err = fsutil.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := (vgimg.PngCanvas{Canvas: canvas}).WriteTo(w)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("experiment: write plot %s: %w", path, err)
+	}
+	return nil
+}
+
+func comparisonPlot(c Comparison) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = c.Name + ": validation success"
+	if c.Quick {
+		p.Title.Text += " (quick run)"
+	}
+	p.Title.Padding = vg.Points(8)
+	p.X.Label.Text = "RL step"
+	p.Y.Label.Text = ValSuccessMetric
+	p.Y.Min, p.Y.Max = 0, 1
+	p.Y.Tick.Marker = unitTicks{}
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	p.Legend.Left = true
+	p.Legend.XOffs = vg.Points(12)
+	p.Legend.YOffs = -vg.Points(6)
+	drawn := 0
+	for i, a := range c.Arms {
+		pts := a.meanCurve()
+		if len(pts) == 0 {
+			continue
+		}
+		mean := make(plotter.XYs, len(pts))
+		band := make(plotter.XYs, 0, 2*len(pts))
+		for j, pt := range pts {
+			mean[j] = plotter.XY{X: float64(pt.Step), Y: pt.Mean}
+			band = append(band, plotter.XY{X: float64(pt.Step), Y: pt.Max})
+		}
+		for j := len(pts) - 1; j >= 0; j-- {
+			band = append(band, plotter.XY{X: float64(pts[j].Step), Y: pts[j].Min})
+		}
+		col := plotutil.Color(i)
+		poly, err := plotter.NewPolygon(band)
+		if err != nil {
+			return nil, fmt.Errorf("experiment: plot arm %q: %w", a.Name, err)
+		}
+		poly.Color = translucent(col, 0x40)
+		poly.LineStyle.Width = 0
+		line, scatter, err := plotter.NewLinePoints(mean)
+		if err != nil {
+			return nil, fmt.Errorf("experiment: plot arm %q: %w", a.Name, err)
+		}
+		line.Color = col
+		line.Width = vg.Points(1.5)
+		scatter.Color = col
+		scatter.Shape = plotutil.Shape(i)
+		scatter.Radius = vg.Points(3)
+		p.Add(poly, line, scatter)
+		n := len(a.Finals())
+		label := fmt.Sprintf("%s: mean of %d %s, band min-max", a.Name, n, plural(n, "seed", "seeds"))
+		if a.FinalMean != nil && a.FinalStd != nil {
+			label += fmt.Sprintf("; final %.3f ± %.3f", *a.FinalMean, *a.FinalStd)
+		}
+		p.Legend.Add(label, poly, line, scatter)
+		drawn++
+	}
+	if drawn == 0 {
+		return nil, fmt.Errorf("%w (experiment %s)", ErrNoData, c.Name)
+	}
+	return p, nil
+}
+
+// translucent returns c with alpha a.
+func translucent(c color.Color, a uint8) color.Color {
+	r, g, b, _ := c.RGBA()
+	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: a}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// unitTicks labels [0, 1] every 0.2 with minor ticks every 0.1.
+type unitTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (unitTicks) Ticks(_, _ float64) []plot.Tick {
+	ticks := make([]plot.Tick, 0, 11)
+	for i := range 11 {
+		t := plot.Tick{Value: float64(i) / 10}
+		if i%2 == 0 {
+			t.Label = strconv.FormatFloat(t.Value, 'f', 1, 64)
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
+}

@@ -1,0 +1,310 @@
+package experiment
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+
+	"github.com/org/agentevolver/internal/fsutil"
+	"github.com/org/agentevolver/internal/runlog"
+)
+
+// File names under Plan.Dir.
+const (
+	// ComparisonFile holds the Comparison as JSON.
+	ComparisonFile = "comparison.json"
+	// PlotFile holds each arm's mean validation curve and its spread.
+	PlotFile = "comparison.png"
+)
+
+// ValSuccessMetric is the metric of a run's metrics log that the
+// comparison reads: the validation success rate, logged at every
+// validation step.
+const ValSuccessMetric = runlog.ValSuccessMetric
+
+// Comparison is the result of an experiment, as written to
+// comparison.json:
+//
+//	{"name": "grpo-seeds", "quick": false, "steps": 60,
+//	 "arms": [{"name": "grpo",
+//	           "seeds": [{"seed": 1, "val_success": [[0, 0.31], [20, 0.4]],
+//	                      "final": 0.4, "wall_seconds": 312.5}],
+//	           "final_mean": 0.4, "final_std": 0}]}
+//
+// Numbers are never NaN: a missing value is null.
+type Comparison struct {
+	// Name is the experiment's name (with QuickSuffix in a quick run).
+	Name string `json:"name"`
+	// Quick reports a quick (CI-sized) run, whose numbers measure nothing.
+	Quick bool `json:"quick"`
+	// Steps is the RL-step budget every run had.
+	Steps int `json:"steps"`
+	// Arms are the arms in file order.
+	Arms []ArmResult `json:"arms"`
+}
+
+// ArmResult is one arm's runs and the spread of their final validation
+// success.
+type ArmResult struct {
+	// Name is the arm's name.
+	Name string `json:"name"`
+	// Seeds are the arm's runs that finished or failed, in run order.
+	// Runs an interrupted experiment never started are absent.
+	Seeds []SeedResult `json:"seeds"`
+	// FinalMean is the mean of Final over the successful runs; null when
+	// there are none.
+	FinalMean *float64 `json:"final_mean"`
+	// FinalStd is the sample standard deviation (n-1) of Final over the
+	// successful runs; 0 for one run, null for none.
+	FinalStd *float64 `json:"final_std"`
+}
+
+// SeedResult is one arm × seed run.
+type SeedResult struct {
+	// Seed is the run's seed.
+	Seed int64 `json:"seed"`
+	// ValSuccess is the validation success curve, [step, value] pairs in
+	// step order (the last value logged for a step wins; non-finite
+	// values are left out). A failed run keeps what it logged.
+	ValSuccess []Point `json:"val_success"`
+	// Final is the last validation success of a successful run; null for
+	// a failed one.
+	Final *float64 `json:"final"`
+	// WallSeconds is the run's wall-clock time, measured around it.
+	WallSeconds float64 `json:"wall_seconds"`
+	// Error is why the run failed; empty (and absent from JSON) when it
+	// succeeded.
+	Error string `json:"error,omitempty"`
+}
+
+// OK reports whether the run succeeded.
+func (s SeedResult) OK() bool { return s.Error == "" && s.Final != nil }
+
+// Point is a value at an RL step. Its JSON form is [step, value].
+type Point struct {
+	// Step is the RL step (0 is before RL, after the warm start).
+	Step int64
+	// Value is the metric's value at Step.
+	Value float64
+}
+
+// MarshalJSON writes [step, value]; a non-finite value is an error.
+func (p Point) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(p.Value) || math.IsInf(p.Value, 0) {
+		return nil, fmt.Errorf("experiment: point at step %d: %w", p.Step, runlog.ErrNonFinite)
+	}
+	return json.Marshal([2]any{p.Step, p.Value})
+}
+
+// UnmarshalJSON reads [step, value].
+func (p *Point) UnmarshalJSON(data []byte) error {
+	var pair []json.Number
+	if err := json.Unmarshal(data, &pair); err != nil {
+		return fmt.Errorf("experiment: point: %w", err)
+	}
+	if len(pair) != 2 {
+		return fmt.Errorf("experiment: point %s is not [step, value]", data)
+	}
+	step, err := pair[0].Int64()
+	if err != nil {
+		return fmt.Errorf("experiment: point step: %w", err)
+	}
+	v, err := pair[1].Float64()
+	if err != nil {
+		return fmt.Errorf("experiment: point value: %w", err)
+	}
+	*p = Point{Step: step, Value: v}
+	return nil
+}
+
+// Finals returns the Final values of the arm's successful runs in run
+// order.
+func (a ArmResult) Finals() []float64 {
+	var out []float64
+	for _, s := range a.Seeds {
+		if s.OK() {
+			out = append(out, *s.Final)
+		}
+	}
+	return out
+}
+
+// summarize sets FinalMean and FinalStd from the seeds.
+func (a *ArmResult) summarize() {
+	a.FinalMean, a.FinalStd = nil, nil
+	finals := a.Finals()
+	if len(finals) == 0 {
+		return
+	}
+	m, s := meanStd(finals)
+	a.FinalMean, a.FinalStd = &m, &s
+}
+
+// meanStd returns the mean and the sample standard deviation (n-1; 0 for
+// one value) of xs, which must not be empty.
+func meanStd(xs []float64) (mean, std float64) {
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	if len(xs) < 2 {
+		return mean, 0
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(ss / float64(len(xs)-1))
+}
+
+// curvePoint is the spread over seeds of the values at one step.
+type curvePoint struct {
+	Step           int64
+	Mean, Min, Max float64
+	Std            float64
+	N              int
+}
+
+// meanCurve aligns the curves of the arm's successful runs by step: at each
+// step that any of them logged, the mean, minimum, maximum and sample
+// standard deviation over the runs that have it.
+func (a ArmResult) meanCurve() []curvePoint {
+	byStep := map[int64][]float64{}
+	for _, s := range a.Seeds {
+		if !s.OK() {
+			continue
+		}
+		for _, p := range s.ValSuccess {
+			byStep[p.Step] = append(byStep[p.Step], p.Value)
+		}
+	}
+	out := make([]curvePoint, 0, len(byStep))
+	for step, vs := range byStep {
+		m, sd := meanStd(vs)
+		out = append(out, curvePoint{Step: step, Mean: m, Std: sd, Min: slices.Min(vs), Max: slices.Max(vs), N: len(vs)})
+	}
+	slices.SortFunc(out, func(x, y curvePoint) int { return cmp.Compare(x.Step, y.Step) })
+	return out
+}
+
+// readCurve reads the validation success curve of a metrics log.
+func readCurve(path string) ([]Point, error) {
+	records, err := runlog.ReadMetrics(path)
+	if err != nil {
+		return nil, err
+	}
+	return curve(records), nil
+}
+
+// curve extracts ValSuccessMetric from records: finite values, ordered by
+// step, the last record of a step winning.
+func curve(records []runlog.Record) []Point {
+	last := map[int64]float64{}
+	for _, r := range records {
+		v, ok := r.Values[ValSuccessMetric]
+		if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		last[r.Step] = v
+	}
+	out := make([]Point, 0, len(last))
+	for step, v := range last {
+		out = append(out, Point{Step: step, Value: v})
+	}
+	slices.SortFunc(out, func(x, y Point) int { return cmp.Compare(x.Step, y.Step) })
+	return out
+}
+
+// finite replaces non-finite numbers the JSON cannot hold by null.
+func (c *Comparison) finite() {
+	fix := func(p **float64) {
+		if *p != nil && (math.IsNaN(**p) || math.IsInf(**p, 0)) {
+			*p = nil
+		}
+	}
+	for i := range c.Arms {
+		a := &c.Arms[i]
+		fix(&a.FinalMean)
+		fix(&a.FinalStd)
+		for j := range a.Seeds {
+			s := &a.Seeds[j]
+			fix(&s.Final)
+			if math.IsNaN(s.WallSeconds) || math.IsInf(s.WallSeconds, 0) {
+				s.WallSeconds = 0
+			}
+			s.ValSuccess = slices.DeleteFunc(s.ValSuccess, func(p Point) bool {
+				return math.IsNaN(p.Value) || math.IsInf(p.Value, 0)
+			})
+			if s.ValSuccess == nil {
+				s.ValSuccess = []Point{}
+			}
+		}
+		if a.Seeds == nil {
+			a.Seeds = []SeedResult{}
+		}
+	}
+	if c.Arms == nil {
+		c.Arms = []ArmResult{}
+	}
+}
+
+// WriteJSON writes the comparison as indented JSON, non-finite numbers
+// replaced by null.
+func (c Comparison) WriteJSON(w io.Writer) error {
+	c = c.clone()
+	c.finite()
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(c); err != nil {
+		return fmt.Errorf("experiment: encode comparison: %w", err)
+	}
+	return nil
+}
+
+// WriteFile writes the comparison as JSON to path atomically.
+func (c Comparison) WriteFile(path string) error {
+	if err := fsutil.WriteFileAtomic(path, c.WriteJSON); err != nil {
+		return fmt.Errorf("experiment: write %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadComparison reads a comparison.json.
+func ReadComparison(path string) (Comparison, error) {
+	data, err := fsutil.ReadFile(path, 64<<20)
+	if err != nil {
+		return Comparison{}, fmt.Errorf("experiment: %w", err)
+	}
+	var c Comparison
+	if err := json.Unmarshal(data, &c); err != nil {
+		return Comparison{}, fmt.Errorf("experiment: %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// clone deep-copies the parts finite may change.
+func (c Comparison) clone() Comparison {
+	c.Arms = slices.Clone(c.Arms)
+	for i := range c.Arms {
+		a := &c.Arms[i]
+		a.Seeds = slices.Clone(a.Seeds)
+		for j := range a.Seeds {
+			a.Seeds[j].ValSuccess = slices.Clone(a.Seeds[j].ValSuccess)
+		}
+	}
+	return c
+}
+
+// errString is err's message, or a placeholder for a nil error.
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	if msg := err.Error(); msg != "" {
+		return msg
+	}
+	return "failed"
+}
