@@ -9,7 +9,7 @@ import (
 	"slices"
 
 	"github.com/org/agentevolver/internal/fsutil"
-	"github.com/org/agentevolver/internal/runlog"
+	"github.com/org/agentevolver/runlog"
 )
 
 // File names under Plan.Dir.

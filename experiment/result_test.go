@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/org/agentevolver/internal/runlog"
+	"github.com/org/agentevolver/runlog"
 )
 
 func TestMeanStd(t *testing.T) {

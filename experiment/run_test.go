@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/org/agentevolver/internal/runlog"
+	"github.com/org/agentevolver/runlog"
 	"github.com/org/agentevolver/trainer"
 )
 

@@ -15,7 +15,7 @@ import (
 	"github.com/org/agentevolver/agentflow"
 	"github.com/org/agentevolver/envclient"
 	"github.com/org/agentevolver/envservice"
-	"github.com/org/agentevolver/internal/runlog"
+	"github.com/org/agentevolver/runlog"
 )
 
 // echoEnv is a one-step custom environment (not toolworld): the agent is

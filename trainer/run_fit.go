@@ -18,9 +18,9 @@ import (
 	"github.com/org/agentevolver/contextmgr"
 	"github.com/org/agentevolver/envclient"
 	"github.com/org/agentevolver/internal/config"
-	"github.com/org/agentevolver/internal/runlog"
 	"github.com/org/agentevolver/llm"
 	"github.com/org/agentevolver/model"
+	"github.com/org/agentevolver/runlog"
 	"github.com/org/agentevolver/tokenizer"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/agentflow"
-	"github.com/org/agentevolver/internal/runlog"
+	"github.com/org/agentevolver/runlog"
 )
 
 // tinyConfig is a configuration small enough to run Fit end to end in a

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/org/agentevolver/internal/runlog"
+	"github.com/org/agentevolver/runlog"
 )
 
 // documentedMetrics returns patterns for the metric keys of the README's

@@ -10,7 +10,7 @@ import (
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/agentflow"
 	"github.com/org/agentevolver/contextmgr"
-	"github.com/org/agentevolver/internal/runlog"
+	"github.com/org/agentevolver/runlog"
 )
 
 // stepMetrics returns the metrics of the last RL step of a run.

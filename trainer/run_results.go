@@ -1,11 +1,12 @@
 package trainer
 
-import "github.com/org/agentevolver/internal/runlog"
+import "github.com/org/agentevolver/runlog"
 
 // Summary is the outcome of a run, as Fit returns it and writes it to
 // SummaryFile: the seed, validation success before and after RL, the RL
 // steps taken, the wall time and one Phase per validation shown in the
-// final table.
+// final table. It is runlog.Summary, named here so that a user of the
+// trainer needs no other import.
 type Summary = runlog.Summary
 
 // Phase is one row of a Summary's table: validation at one point of the

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/org/agentevolver/agentflow"
-	"github.com/org/agentevolver/internal/runlog"
+	"github.com/org/agentevolver/runlog"
 )
 
 // validate runs ValN rollouts of every validation task at the validation

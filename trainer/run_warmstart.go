@@ -11,8 +11,8 @@ import (
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/agentflow"
 	"github.com/org/agentevolver/envservice"
-	"github.com/org/agentevolver/internal/runlog"
 	"github.com/org/agentevolver/llm"
+	"github.com/org/agentevolver/runlog"
 )
 
 // WarmStartMetricsFile records the supervised warm start, one line per

@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/org/agentevolver/internal/runlog"
+	"github.com/org/agentevolver/runlog"
 )
 
 func ExamplePassAtK() {
