@@ -145,6 +145,23 @@ func (c *core) derive(src *ExtendedMessage, author, content string) (*ExtendedMe
 	return m, nil
 }
 
+// replay returns src, a recorded policy turn, as a later prompt shows it
+// with content and author. When content is the turn's own text the
+// replayed turn keeps its tokens: a policy that reports its ids
+// (model.Policy) splices them back into any later prompt that holds its
+// answer verbatim, generation-prompt tail included, so a re-tokenised
+// replay would differ from what the policy saw wherever the sampled ids
+// are not the canonical encoding of the text. Other content is re-rendered
+// (derive), as in the reference.
+func (c *core) replay(src *ExtendedMessage, author, content string) (*ExtendedMessage, error) {
+	if content != src.Content || len(src.ToolCalls) > 0 || (src.Author != AuthorLLM && src.Author != AuthorLLMNoTrain) {
+		return c.derive(src, author, content)
+	}
+	m := src.clone()
+	m.Author, m.UUID, m.BuildFromUUID = author, newUUID(), src.UUID
+	return m, nil
+}
+
 func (c *core) countText(s string) int { return len(c.cfg.Tokenizer.Encode(s)) }
 
 // initMessages records the initial messages (reference save_init_input).
@@ -201,8 +218,16 @@ func (c *core) policyMessage(prompt []agentevolver.Message, out llm.Completion) 
 			return nil, err
 		}
 		m.Tokens = ids
+		// Without the sampled ids only the finish reason tells that the
+		// rendering's end-of-turn token was not generated.
+		m.Unclosed = out.FinishReason == "length"
 		return m, nil
 	}
+	// [BUG/QUIRK] fixed: an empty reply is shown empty in later prompts,
+	// not as EmptyContent. The sample holds the turn as sampled (header,
+	// end-of-turn), so a later prompt that showed "(Empty Content)" would
+	// condition the following turns on text the sample does not hold.
+	m.FutureContent = out.Message.Content
 	raw := agentevolver.Message{Role: role, Content: out.Message.Content, ToolCalls: out.Message.ToolCalls}
 	texts := make([]string, 3)
 	for i, r := range []struct {
@@ -221,11 +246,42 @@ func (c *core) policyMessage(prompt []agentevolver.Message, out llm.Completion) 
 	header = header[commonPrefix(base, header):]
 	placeholder := c.cfg.Tokenizer.Encode(texts[2])
 	placeholder = placeholder[commonPrefix(base, placeholder):]
+	if FindSublist(placeholder, header, false) < 0 {
+		// Qwen3 with thinking disabled renders a reply that holds
+		// "</think>" with its own think block instead of the generation
+		// prompt's empty one, so the header is not in the rendering and
+		// the reference's splice would keep a wrong head. The policy was
+		// prompted with the header: the turn is the header, the sampled
+		// ids and the rendering's tail from its last end-of-turn token.
+		tail := pySliceFrom(placeholder, FindSublist(placeholder, []int{c.eos}, true))
+		placeholder = append(slices.Clone(header), tail...)
+	}
+	sampled := out.TokenIDs
 	var lp []float64
-	if len(out.LogProbs) == len(out.TokenIDs) {
+	if len(out.LogProbs) == len(sampled) {
 		lp = out.LogProbs
 	}
-	m.Tokens, m.LogProbs = replaceTokenIDs(placeholder, out.TokenIDs, lp, header, []int{c.eos})
+	if n := len(sampled); n > 0 && sampled[n-1] != c.eos && out.FinishReason != "length" {
+		// [BUG/QUIRK] fixed: a final stop token other than the end-of-turn
+		// one (<|endoftext|>) that the reply's text does not hold is
+		// dropped. Later prompts render the text, closed by the template's
+		// end-of-turn token, so they never show it (model.Policy's
+		// included); the reference kept it, and later turns were trained
+		// in a context the policy had not seen.
+		if text, err := c.cfg.Tokenizer.Decode(sampled[:n-1]); err == nil && text == out.Message.Content {
+			sampled = sampled[:n-1]
+			if lp != nil {
+				lp = lp[:n-1]
+			}
+		}
+	}
+	m.Tokens, m.LogProbs = replaceTokenIDs(placeholder, sampled, lp, header, []int{c.eos})
+	// A reply that does not end on the end-of-turn token (cut at the length
+	// limit, or ended on another stop token or a stop string) still gets
+	// the template's end-of-turn token, so that the turn reads as later
+	// prompts render it (the policy's next prompt closes the cut answer the
+	// same way); but that token was not sampled and carries no loss.
+	m.Unclosed = len(sampled) == 0 || sampled[len(sampled)-1] != c.eos
 	return m, nil
 }
 

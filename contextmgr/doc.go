@@ -27,6 +27,12 @@
 // (llm.Completion.TokenIDs), the manager splices exactly those ids into the
 // rendered chat template, so the trainer never re-tokenises the policy's own
 // output; it falls back to tokenising the rendered text when ids are absent.
+// A token the policy did not sample carries no loss: the end-of-turn token
+// the template appends to a reply cut at the length limit (finish reason
+// "length") is kept, since later prompts render it, but masked
+// (ExtendedMessage.Unclosed). Each turn holds what the policy's later
+// prompts show of it, so the trainer's recomputed log-probs of the sampled
+// tokens equal the sampling ones.
 //
 // The package also holds the pieces of the reference that work on a single
 // message or token sequence: loss masks (ExtendedMessage.LossMask),

@@ -74,7 +74,7 @@ func (l *LinearThink) Prompt() ([]agentevolver.Message, error) {
 			if l.cfg.TrainHistory {
 				author = AuthorLLM
 			}
-			socket[i], err = l.derive(m, author, StripThink(m.Content))
+			socket[i], err = l.replay(m, author, StripThink(m.Content))
 		default:
 			content := m.FutureContent
 			switch {

@@ -102,7 +102,14 @@ func (m *Memory) Prompt() ([]agentevolver.Message, error) {
 		if c, ok := ParseMarkdownSections(last.FutureContent, memorySections)[SectionNextCode]; ok {
 			code = c
 		}
-		if err := add(AuthorLLMNoTrain, agentevolver.RoleAssistant, code); err != nil {
+		if code == last.Content {
+			// The whole turn is replayed: keep its sampled ids (see replay).
+			prev, err := m.replay(last, AuthorLLMNoTrain, code)
+			if err != nil {
+				return nil, err
+			}
+			socket = append(socket, prev)
+		} else if err := add(AuthorLLMNoTrain, agentevolver.RoleAssistant, code); err != nil {
 			return nil, err
 		}
 		if env := m.lastAuthored(AuthorEnv); env != nil {

@@ -34,7 +34,8 @@ const (
 )
 
 // EmptyContent replaces an empty message text in later prompts, so that a
-// chat template never renders an empty turn.
+// chat template never renders an empty turn; a policy turn that reported
+// its token ids is shown empty, as its sample holds it.
 const EmptyContent = "(Empty Content)"
 
 // TruncationMarker ends an environment observation clipped by
@@ -53,7 +54,8 @@ type ExtendedMessage struct {
 	// Content is the message text as produced.
 	Content string `json:"content"`
 	// FutureContent is the text later prompts show: Content, clipped for
-	// long environment observations, and EmptyContent when empty.
+	// long environment observations, and EmptyContent when empty (except
+	// for a policy turn with sampled ids, shown as sampled).
 	FutureContent string `json:"content_for_future"`
 	// ToolCalls are the structured tool calls of a policy turn, if any.
 	ToolCalls []agentevolver.ToolCall `json:"tool_calls,omitempty"`
@@ -63,6 +65,12 @@ type ExtendedMessage struct {
 	// LogProbs, when non-nil, has one entry per token: the policy's
 	// sampling log-probability for tokens it generated, 0 for the others.
 	LogProbs []float64 `json:"logprobs,omitempty"`
+	// Unclosed marks a policy turn that the policy did not end with the
+	// end-of-turn token: its reply was cut at the length limit
+	// (finish_reason "length") or ended on another stop token or a stop
+	// string. The end-of-turn token in Tokens was then written by the chat
+	// template, not sampled, and LossMask gives it no loss.
+	Unclosed bool `json:"unclosed,omitempty"`
 	// UUID identifies the message.
 	UUID string `json:"uuid"`
 	// BuildFromUUID is the UUID of the message this one was derived from
@@ -92,6 +100,12 @@ func (m *ExtendedMessage) NeedTraining() (bool, error) {
 // token is 1 except the first occurrence of blackout (the assistant header)
 // and everything after the first eos; eos itself stays 1 so the policy
 // learns to stop.
+//
+// [BUG/QUIRK] fixed: in an Unclosed turn the first eos is 0 too. The
+// reference trains on the end-of-turn token the template appends to a reply
+// cut at the length limit, a token the policy never sampled: it teaches the
+// policy to stop where it did not, with a sampling log-prob that does not
+// exist (the trainer's rollout/logprob_diff_max showed 6-9 nats there).
 func (m *ExtendedMessage) LossMask(blackout []int, eos int) ([]int, error) {
 	train, err := m.NeedTraining()
 	if err != nil {
@@ -110,6 +124,9 @@ func (m *ExtendedMessage) LossMask(blackout []int, eos int) ([]int, error) {
 		}
 	}
 	if i := slices.Index(m.Tokens, eos); i >= 0 {
+		if m.Unclosed {
+			i-- // the template's eos: not the policy's token
+		}
 		for j := i + 1; j < len(mask); j++ {
 			mask[j] = 0
 		}

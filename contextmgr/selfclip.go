@@ -216,7 +216,7 @@ func (s *SelfContextClip) askClipModel(ctx context.Context, interaction []*Exten
 	msgs := make([]*ExtendedMessage, 0, len(interaction)+1)
 	for _, m := range interaction {
 		if m.Author == AuthorLLM || m.Author == AuthorLLMNoTrain {
-			d, err := s.derive(m, m.Author, StripThink(m.Content))
+			d, err := s.replay(m, m.Author, StripThink(m.Content))
 			if err != nil {
 				return "", err
 			}

@@ -44,9 +44,14 @@ type PolicyOptions struct {
 // sampled token ids and their log-probs, so a trainer can use them without
 // re-tokenising; and when a later prompt holds one of the policy's own
 // earlier answers (the next turn of an episode), that answer is encoded
-// with the ids that were sampled, not re-tokenised from its text.
-// Concurrent requests are batched: whoever finds the model idle runs every
-// request waiting at that moment as one batch.
+// with the ids that were sampled, not re-tokenised from its text, and as
+// it was generated: with the generation prompt's tail (Qwen3's empty think
+// block when thinking is disabled) and its reasoning, which the Qwen3
+// template drops from earlier turns. Later turns are thus conditioned on
+// exactly what a training sample of the episode holds (contextmgr's Linear
+// strategy keeps every turn as sampled). Concurrent requests are batched:
+// whoever finds the model idle runs every request waiting at that moment
+// as one batch.
 type Policy struct {
 	model    *Model
 	tok      tokenizer.Tokenizer
@@ -61,6 +66,9 @@ type Policy struct {
 }
 
 var _ llm.ChatModel = (*Policy)(nil)
+
+// assistantHeader opens an assistant turn in ChatML renderings.
+const assistantHeader = tokenizer.IMStart + "assistant\n"
 
 // ErrNoTemplate reports a Policy built without a chat template for a
 // tokenizer that has none.
@@ -140,6 +148,7 @@ func (p *Policy) Chat(ctx context.Context, messages []agentevolver.Message, opts
 type chatRequest struct {
 	row         rowRequest
 	stopStrings []string
+	genTail     []int         // the generation prompt's ids after the assistant header
 	done        chan struct{} // closed when gen and err are set
 	gen         Generation
 	err         error
@@ -169,11 +178,17 @@ func (p *Policy) newRequest(ctx context.Context, messages []agentevolver.Message
 	if err := checkSampleOptions(&sample); err != nil {
 		return nil, err
 	}
-	prompt := p.own.encodePrompt(p.tok, text, messages)
+	prompt := p.own.encodePrompt(p.tok, p.template, text, messages)
 	if err := p.model.checkPrompt(prompt, sample.MaxTokens); err != nil {
 		return nil, err
 	}
 	req := &chatRequest{row: rowRequest{ctx: ctx, prompt: prompt, opts: sample}, done: make(chan struct{})}
+	// What the generation prompt adds after the assistant header (Qwen3's
+	// empty think block when thinking is disabled) belongs to the turn as
+	// generated; later prompts show the answer with it.
+	if i := strings.LastIndex(text, assistantHeader); i >= 0 {
+		req.genTail = p.tok.Encode(text[i+len(assistantHeader):])
+	}
 	for _, s := range opts.Stop {
 		if s != "" {
 			req.stopStrings = append(req.stopStrings, s)
@@ -250,7 +265,13 @@ func (p *Policy) completion(req *chatRequest) (llm.Completion, error) {
 	if i := stopIndex(text, req.stopStrings); i >= 0 {
 		text = text[:i] // the ids no longer spell the text: not remembered
 	} else {
-		p.own.remember(text, content)
+		// Later prompts show the answer closed by the template's
+		// <|im_end|>, whatever ended it: a final stop token, which the text
+		// does not hold, is not shown (contextmgr drops it from the
+		// training sample too), and a reply cut at MaxTokens is closed by
+		// an <|im_end|> it did not sample (no loss in the sample:
+		// contextmgr's ExtendedMessage.Unclosed).
+		p.own.remember(text, append(slices.Clone(req.genTail), content...))
 	}
 	return llm.Completion{
 		Message:          agentevolver.Message{Role: agentevolver.RoleAssistant, Content: text},

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -27,8 +28,11 @@ type ownTokens struct {
 	order []string // insertion order, for eviction
 }
 
+// remember records the ids an answer with text occupies in later prompts.
+// An empty answer has ids only when the generation prompt ended in more
+// than the assistant header (Qwen3's empty think block).
 func (o *ownTokens) remember(text string, ids []int) {
-	if text == "" || len(ids) == 0 {
+	if len(ids) == 0 {
 		return
 	}
 	o.mu.Lock()
@@ -55,32 +59,75 @@ func (o *ownTokens) lookup(text string) ([]int, bool) {
 
 // encodePrompt encodes the rendered prompt text of messages, splicing in
 // the remembered ids of the assistant messages this policy wrote. An
-// assistant message is spliced only where the rendering holds its content
-// directly between the end of an "assistant" header line and an
-// end-of-turn token, so a quote of it elsewhere is never replaced; all
-// other text is encoded in pieces cut at those points (which are token
+// assistant message is spliced only where the rendering holds it as a whole
+// assistant turn, directly between the end of an "assistant" header line
+// and an end-of-turn token, so a quote of it elsewhere is never replaced;
+// all other text is encoded in pieces cut at those points (which are token
 // boundaries for ChatML templates: the header ends in a newline and the
 // end-of-turn token is special).
-func (o *ownTokens) encodePrompt(tok tokenizer.Tokenizer, text string, messages []agentevolver.Message) []int {
+//
+// The turn is found as the template renders the message (see turnBodies)
+// and replaced by the ids remembered for it, which are the turn as it was
+// generated: a template that re-renders earlier answers (Qwen3 drops their
+// reasoning, and with thinking disabled their empty think block) would
+// otherwise condition later turns on a history that a training sample
+// holding the sampled ids (contextmgr's Linear strategy) does not hold.
+// Only the policy's own answers are shown this way; every other message is
+// rendered as the template says.
+func (o *ownTokens) encodePrompt(tok tokenizer.Tokenizer, tpl tokenizer.ChatTemplate, text string, messages []agentevolver.Message) []int {
 	var ids []int
-	pos := 0
+	pos := 0  // text[:pos] is encoded
+	from := 0 // where the next turn may start: after the last spliced one's end-of-turn token
 	for _, m := range messages {
-		if m.Role != agentevolver.RoleAssistant || m.Content == "" {
+		if m.Role != agentevolver.RoleAssistant {
 			continue
 		}
 		own, ok := o.lookup(m.Content)
 		if !ok {
 			continue
 		}
-		start := assistantTurn(text, pos, m.Content)
+		start, end := -1, -1
+		for _, body := range turnBodies(tpl, m) {
+			if i := assistantTurn(text, from, body); i >= 0 && (start < 0 || i < start) {
+				start, end = i, i+len(body)
+			}
+		}
 		if start < 0 {
 			continue
 		}
 		ids = append(ids, tok.Encode(text[pos:start])...)
 		ids = append(ids, own...)
-		pos = start + len(m.Content)
+		pos, from = end, end+len(tokenizer.IMEnd)
 	}
 	return append(ids, tok.Encode(text[pos:])...)
+}
+
+// turnBodies returns the texts the template may render between the header
+// and the end-of-turn token of the assistant message m: its content, and
+// the body of m rendered as the only message (Qwen3: an earlier turn,
+// reasoning dropped) and after a user query (Qwen3: the latest turn,
+// reasoning in a think block).
+func turnBodies(tpl tokenizer.ChatTemplate, m agentevolver.Message) []string {
+	bodies := []string{m.Content}
+	if tpl == nil {
+		return bodies
+	}
+	query := agentevolver.Message{Role: agentevolver.RoleUser, Content: "?"}
+	for _, msgs := range [][]agentevolver.Message{{m}, {query, m}} {
+		text, err := tpl.Apply(msgs, tokenizer.TemplateOptions{})
+		if err != nil {
+			continue
+		}
+		i := strings.Index(text, assistantHeader)
+		if i < 0 || !strings.HasSuffix(text, tokenizer.IMEnd+"\n") {
+			continue
+		}
+		body := text[i+len(assistantHeader) : len(text)-len(tokenizer.IMEnd+"\n")]
+		if !slices.Contains(bodies, body) {
+			bodies = append(bodies, body)
+		}
+	}
+	return bodies
 }
 
 // assistantTurn returns where content starts as a whole assistant turn in

@@ -44,11 +44,11 @@ func TestOwnTokensSpliced(t *testing.T) {
 		t.Fatal(err)
 	}
 	var own ownTokens
-	if got, want := own.encodePrompt(tok, text, msgs), tok.Encode(text); !slices.Equal(got, want) {
+	if got, want := own.encodePrompt(tok, tmpl, text, msgs), tok.Encode(text); !slices.Equal(got, want) {
 		t.Fatalf("nothing remembered: %v, want the plain encoding %v", got, want)
 	}
 	own.remember(answer, sampled)
-	got := own.encodePrompt(tok, text, msgs)
+	got := own.encodePrompt(tok, tmpl, text, msgs)
 	if n := count(got, sampled); n != 1 {
 		t.Errorf("the sampled ids occur %d times in %v, want once", n, got)
 	}
@@ -118,9 +118,54 @@ func FuzzOwnTokens(f *testing.F) {
 		}
 		var own ownTokens
 		own.remember(answer, tok.Encode(answer))
-		got, err := tok.Decode(own.encodePrompt(tok, text, msgs))
+		got, err := tok.Decode(own.encodePrompt(tok, tmpl, text, msgs))
 		if err != nil || got != text {
 			t.Fatalf("spliced prompt decodes to %q (%v), want %q", got, err, text)
 		}
 	})
+}
+
+// TestOwnTurnsShownAsGenerated checks that the Qwen3 template's
+// re-rendering of an earlier answer (reasoning dropped; with thinking
+// disabled, no empty think block) does not hide the policy's own answer:
+// the turn is encoded as it was generated.
+func TestOwnTurnsShownAsGenerated(t *testing.T) {
+	tok, err := tokenizer.NewByteLevel(tokenizer.ByteLevelOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := tokenizer.Qwen3ChatML()
+	for _, c := range []struct {
+		name, answer, genTail string
+	}{
+		{"reasoning", "<think>why</think>\n\ngo north", ""},
+		{"reasoning, answer empty", "<think>why</think>", ""},
+		{"thinking disabled", "go north", "<think>\n\n</think>\n\n"},
+		{"thinking disabled, empty", "", "<think>\n\n</think>\n\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			msgs := []agentevolver.Message{
+				{Role: agentevolver.RoleUser, Content: "where?"},
+				{Role: agentevolver.RoleAssistant, Content: c.answer},
+				{Role: agentevolver.RoleUser, Content: "and now?"},
+			}
+			opts := tokenizer.TemplateOptions{AddGenerationPrompt: true, DisableThinking: c.genTail != ""}
+			text, err := tmpl.Apply(msgs, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var own ownTokens
+			own.remember(c.answer, tok.Encode(c.genTail+c.answer))
+			got, err := tok.Decode(own.encodePrompt(tok, tmpl, text, msgs))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := tmpl.Apply(msgs[:1], tokenizer.TemplateOptions{})
+			want += "<|im_start|>assistant\n" + c.genTail + c.answer + "<|im_end|>\n"
+			rest, _ := tmpl.Apply(msgs[2:], opts)
+			if want += rest; got != want {
+				t.Errorf("prompt\n%q\nwant\n%q", got, want)
+			}
+		})
+	}
 }
