@@ -24,6 +24,8 @@ import (
 type echoEnv struct {
 	mu     sync.Mutex
 	faults echoFaults
+	// turns is the number of steps an episode lasts (0: one).
+	turns int
 }
 
 // echoFaults select environment failures; failTasks limits them to task
@@ -69,6 +71,7 @@ type echoInstance struct {
 	env    *echoEnv
 	task   string
 	answer string
+	steps  int
 }
 
 func (in *echoInstance) InitState(context.Context, map[string]any) (envclient.InitState, error) {
@@ -90,7 +93,9 @@ func (in *echoInstance) Step(_ context.Context, action agentevolver.Message, _ m
 		return envclient.StepResult{}, errors.New("echo: parser crashed")
 	}
 	in.answer = action.Content
-	return envclient.StepResult{State: []agentevolver.Message{{Role: agentevolver.RoleUser, Content: "ok"}}, IsTerminated: true}, nil
+	in.steps++
+	done := in.steps >= max(in.env.turns, 1)
+	return envclient.StepResult{State: []agentevolver.Message{{Role: agentevolver.RoleUser, Content: "ok"}}, IsTerminated: done}, nil
 }
 
 func (in *echoInstance) Evaluate(context.Context, map[string]any) (float64, error) {

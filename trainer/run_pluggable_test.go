@@ -115,3 +115,32 @@ func TestFitInterruptedKeepsWork(t *testing.T) {
 		t.Fatalf("resume: %+v, %v", s, err)
 	}
 }
+
+// TestFitLogProbAlignmentOnCutReplies checks that the log-probs recorded
+// while sampling equal the trainer's recomputed ones on every trained
+// token of a custom multi-turn environment whose replies are cut at
+// response_length (the end-of-turn token the template appends to a cut
+// reply was once trained with a log-prob the sampler never produced).
+func TestFitLogProbAlignmentOnCutReplies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a tiny model")
+	}
+	cfg := echoConfig(t)
+	cfg.Trainer.RLSteps = 2
+	cfg.Rollout.ResponseLength = 6
+	cfg.Rollout.MaxSteps = 3
+	cfg.Rollout.Temperature = 1
+	cfg.Data.TrainBatchSize = 4
+	env := &echoEnv{turns: 3}
+	if _, err := mustNew(t, cfg, Options{Env: echoManager(t, env)}).Fit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	m := stepMetrics(t, cfg.Trainer.OutputDir)
+	if d := m["rollout/logprob_diff_max"]; !(d < 1e-3) {
+		t.Errorf("rollout/logprob_diff_max = %v, want < 1e-3", d)
+	}
+	if m["episode/turns"] < 2 {
+		t.Errorf("episode/turns = %v: the test needs multi-turn episodes", m["episode/turns"])
+	}
+	t.Logf("logprob_diff_max %.3g, mean %.3g, turns %.2f", m["rollout/logprob_diff_max"], m["rollout/logprob_diff"], m["episode/turns"])
+}
