@@ -106,7 +106,7 @@ const (
 	// DefaultMaxSamples bounds the samples of per-turn strategies.
 	DefaultMaxSamples = 30
 	// DefaultEOSToken ends a turn when the tokenizer does not say.
-	DefaultEOSToken = "<|im_end|>"
+	DefaultEOSToken = tokenizer.IMEnd
 	// DefaultClipTriggerTokens is the context size at which SelfContextClip clips.
 	DefaultClipTriggerTokens = 8192
 	// DefaultClipReplyTokens bounds the clip model's replies.

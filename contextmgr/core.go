@@ -6,6 +6,7 @@ import (
 
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/llm"
+	"github.com/org/agentevolver/tokenizer"
 )
 
 // Texts the reference adds to messages.
@@ -49,22 +50,14 @@ func newCore(cfg Config, perTurn bool) (*core, error) {
 	return c, nil
 }
 
-// eosReporter is the optional capability of tokenizers that know their
-// end-of-turn id.
-type eosReporter interface {
-	EOSID() (int, bool)
-}
-
 // eosID resolves the end-of-turn id: Config.EOSToken when set, else the
-// tokenizer's own (an EOSID method), else DefaultEOSToken.
+// tokenizer's (tokenizer.EOSID: its own, else DefaultEOSToken's).
 func eosID(cfg Config) (int, error) {
 	if cfg.EOSToken == "" {
-		if st, ok := cfg.Tokenizer.(eosReporter); ok {
-			if id, ok := st.EOSID(); ok {
-				return id, nil
-			}
+		if id, ok := tokenizer.EOSID(cfg.Tokenizer); ok {
+			return id, nil
 		}
-		cfg.EOSToken = DefaultEOSToken
+		cfg.EOSToken = DefaultEOSToken // for the error below
 	}
 	id, ok := cfg.Tokenizer.TokenID(cfg.EOSToken)
 	if !ok {

@@ -34,9 +34,9 @@ func (m *Model) newDecoder(prompts [][]int, maxTokens int) *decoder {
 		longest = max(longest, len(p))
 	}
 	d := &decoder{
-		m: m, rows: bucket(len(prompts)), promptCols: bucket(longest), vocab: m.cfg.VocabSize, prompts: prompts,
+		m: m, rows: BucketSize(len(prompts)), promptCols: BucketSize(longest), vocab: m.cfg.VocabSize, prompts: prompts,
 	}
-	d.cols = bucket(d.promptCols + maxTokens)
+	d.cols = BucketSize(d.promptCols + maxTokens)
 	if m.exec.prefill == nil {
 		m.exec.prefill = m.newCompiledGraph("prefill", m.prefillGraph)
 		m.exec.decode = m.newCompiledGraph("decode", m.decodeGraph)

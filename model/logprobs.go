@@ -212,7 +212,7 @@ func (m *Model) padBatch(batch Batch) (*paddedBatch, error) {
 		}
 	}
 	promptLen, respLen := batch.PromptLen, t-batch.PromptLen
-	paddedPrompt, paddedResp, paddedRows := bucket(promptLen), bucket(respLen), bucket(rows)
+	paddedPrompt, paddedResp, paddedRows := BucketSize(promptLen), BucketSize(respLen), BucketSize(rows)
 	width := paddedPrompt + paddedResp
 	shift := paddedPrompt - promptLen
 	ids := make([]int32, paddedRows*width)
@@ -249,10 +249,13 @@ func (m *Model) padBatch(batch Batch) (*paddedBatch, error) {
 	}, nil
 }
 
-// bucket rounds n up to the next size of the form 2^k or 3·2^(k-1) (1, 2,
-// 3, 4, 6, 8, 12, 16, 24, ...): at most a third of a padded axis is waste,
-// and a few dozen shapes cover every length up to the context size.
-func bucket(n int) int {
+// BucketSize rounds n up to the next size of the form 2^k or 3·2^(k-1)
+// (1, 2, 3, 4, 6, 8, 12, 16, 24, ...): at most a third of a padded axis is
+// waste, and a few dozen shapes cover every length up to the context size.
+// The model pads its batches to these sizes so that each shape compiles
+// once; callers that pad batches themselves (the trainer) use the same
+// sizes.
+func BucketSize(n int) int {
 	p := 1
 	for p < n {
 		if p >= 2 && p+p/2 >= n {

@@ -134,8 +134,8 @@ func TestLogProbsBadInput(t *testing.T) {
 
 func TestBucket(t *testing.T) {
 	for _, tc := range []struct{ n, want int }{{1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 6}, {7, 8}, {9, 12}, {13, 16}, {17, 24}, {64, 64}, {65, 96}, {100, 128}} {
-		if got := bucket(tc.n); got != tc.want {
-			t.Errorf("bucket(%d) = %d, want %d", tc.n, got, tc.want)
+		if got := BucketSize(tc.n); got != tc.want {
+			t.Errorf("BucketSize(%d) = %d, want %d", tc.n, got, tc.want)
 		}
 	}
 }

@@ -111,10 +111,8 @@ func NewPolicy(m *Model, tok tokenizer.Tokenizer, template tokenizer.ChatTemplat
 // defaultStopTokens returns the end-of-turn ids tok knows.
 func defaultStopTokens(tok tokenizer.Tokenizer) []int {
 	var ids []int
-	if special, ok := tok.(tokenizer.SpecialTokens); ok {
-		if id, ok := special.EOSID(); ok {
-			ids = append(ids, id)
-		}
+	if id, ok := tokenizer.EOSID(tok); ok {
+		ids = append(ids, id)
 	}
 	for _, text := range []string{tokenizer.IMEnd, tokenizer.EndOfText} {
 		if id, ok := tok.TokenID(text); ok && !slices.Contains(ids, id) {

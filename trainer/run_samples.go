@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/model"
 )
 
 // paddedSamples is a list of samples laid out for the policy as veRL does:
@@ -26,7 +27,7 @@ func padSamples(samples []agentevolver.Sample, padID int) (paddedSamples, error)
 	if len(samples) == 0 {
 		return paddedSamples{}, fmt.Errorf("%w: no samples", ErrShape)
 	}
-	rows := bucket(len(samples))
+	rows := model.BucketSize(len(samples))
 	padded := make([]agentevolver.Sample, rows)
 	copy(padded, samples)
 	for i := len(samples); i < rows; i++ {
@@ -44,19 +45,6 @@ func padSamples(samples []agentevolver.Sample, padID int) (paddedSamples, error)
 	return p, nil
 }
 
-// bucket rounds n up to the next size of the form 2^k or 3·2^(k-1) (1, 2,
-// 3, 4, 6, 8, 12, 16, 24, ...): at most a third of a padded axis is waste.
-func bucket(n int) int {
-	p := 1
-	for p < n {
-		if p >= 2 && p+p/2 >= n {
-			return p + p/2
-		}
-		p *= 2
-	}
-	return p
-}
-
 // layOut pads samples to the bucketed widths of the longest prompt and
 // response.
 func layOut(samples []agentevolver.Sample, padID int) (paddedSamples, error) {
@@ -71,7 +59,7 @@ func layOut(samples []agentevolver.Sample, padID int) (paddedSamples, error) {
 		maxP = max(maxP, len(s.PromptIDs))
 		maxR = max(maxR, len(s.ResponseIDs))
 	}
-	maxP, maxR = bucket(maxP), bucket(maxR)
+	maxP, maxR = model.BucketSize(maxP), model.BucketSize(maxR)
 	out := paddedSamples{
 		Tokens: Tokens{
 			InputIDs:      make([][]int, len(samples)),

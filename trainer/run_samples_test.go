@@ -57,14 +57,6 @@ func TestPadSamplesBuckets(t *testing.T) {
 	}
 }
 
-func TestBucket(t *testing.T) {
-	for n, want := range map[int]int{1: 1, 2: 2, 3: 3, 4: 4, 5: 6, 7: 8, 9: 12, 13: 16, 17: 24, 25: 32, 500: 512, 513: 768} {
-		if got := bucket(n); got != want {
-			t.Errorf("bucket(%d) = %d, want %d", n, got, want)
-		}
-	}
-}
-
 func TestPadSamplesErrors(t *testing.T) {
 	tests := [][]agentevolver.Sample{
 		nil,

@@ -249,14 +249,7 @@ func loadTokenizer(ctx context.Context, cfg Config, env *environment, resume boo
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("trainer: chat template: %w", err)
 	}
-	pad := 0
-	if st, ok := tok.(tokenizer.SpecialTokens); ok {
-		if id, ok := st.PadID(); ok {
-			pad = id
-		} else if id, ok := st.EOSID(); ok {
-			pad = id
-		}
-	}
+	pad, _ := tokenizer.PadID(tok) // 0 when the tokenizer knows none
 	return tok, tmpl, pad, nil
 }
 
