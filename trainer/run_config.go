@@ -344,8 +344,9 @@ func DefaultConfig() Config {
 		// (the reference divides): with 0/1 rewards that division gives a
 		// group with one success in four the same weight as an even one,
 		// and over seeds 1-4 the plain centred rewards raised held-out
-		// success every time (+4.3 to +18.5 points) while the divided
-		// ones lost 1.8 points on one seed.
+		// success every time. Since the log-prob alignment fix the two
+		// are level: 65.7% +- 14.7 vs 67.7% +- 15.3 over seeds 1-3
+		// (examples/experiments/grpo-seeds.yaml), no effect either way.
 		Algorithm: AlgorithmConfig{AdvEstimator: "grpo", NormAdvByStdInGRPO: false},
 		// The warm start imitates the expert on 300 of the 500 training
 		// tasks; RL then practises on all of them.
