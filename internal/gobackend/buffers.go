@@ -3,7 +3,6 @@ package gobackend
 import (
 	"reflect"
 	"strings"
-	"sync"
 	"unsafe"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -28,38 +27,26 @@ type Buffer struct {
 	flat any
 }
 
-type bufferPoolKey struct {
-	dtype  dtypes.DType
-	length int
-}
-
-// getBufferPool for given dtype/length.
-func (b *Backend) getBufferPool(dtype dtypes.DType, length int) *sync.Pool {
-	key := bufferPoolKey{dtype: dtype, length: length}
-	poolInterface, ok := b.bufferPools.Load(key)
-	if !ok {
-		poolInterface, _ = b.bufferPools.LoadOrStore(key, &sync.Pool{
-			New: func() interface{} {
-				return &Buffer{
-					flat:  reflect.MakeSlice(reflect.SliceOf(dtype.GoType()), length, length).Interface(),
-					shape: shapes.Make(dtype, length),
-				}
-			},
-		})
-	}
-	return poolInterface.(*sync.Pool)
-}
-
 // getBuffer from the backend pool of buffers.
 // Important: it's not necessarily initialized with zero, since it can reuse old buffers.
+//
+// The flat slice has exactly length elements; its capacity may be larger
+// (the size class), and is only used by the pool.
 //
 // See also Buffer.Zeros to initialize it with zeros, if needed.
 func (b *Backend) getBuffer(dtype dtypes.DType, length int) *Buffer {
 	if b.isFinalized {
 		return nil
 	}
-	pool := b.getBufferPool(dtype, length)
-	buf := pool.Get().(*Buffer)
+	class := bufferSizeClass(length)
+	buf := b.getBufferPool(dtype, class).get()
+	if buf == nil {
+		buf = &Buffer{flat: reflect.MakeSlice(reflect.SliceOf(dtype.GoType()), length, class).Interface()}
+		buf.shape = shapes.Make(dtype, length)
+	} else if v := reflect.ValueOf(buf.flat); v.Len() != length {
+		buf.flat = v.Slice(0, length).Interface()
+		buf.shape = shapes.Make(dtype, length)
+	}
 	buf.valid = true
 	// buf.randomize() // Useful to find where zero-initialized is needed but missing.
 	return buf
@@ -86,16 +73,24 @@ func (b *Backend) getBufferForShape(shape shapes.Shape) *Buffer {
 
 // putBuffer back into the backend pool of buffers.
 // After this any references to buffer should be dropped.
+//
+// A buffer whose backing array did not come from getBuffer (its capacity is
+// not a size class, or its type is not the shape's dtype) is left to the
+// garbage collector instead.
 func (b *Backend) putBuffer(buffer *Buffer) {
 	if b.isFinalized {
 		return
 	}
-	if buffer == nil || !buffer.shape.Ok() {
+	if buffer == nil || !buffer.shape.Ok() || buffer.flat == nil {
 		return
 	}
 	buffer.valid = false
-	pool := b.getBufferPool(buffer.shape.DType, buffer.shape.Size())
-	pool.Put(buffer)
+	flat := reflect.ValueOf(buffer.flat)
+	class := flat.Cap()
+	if bufferSizeClass(class) != class || dtypes.FromGoType(flat.Type().Elem()) != buffer.shape.DType {
+		return
+	}
+	b.getBufferPool(buffer.shape.DType, class).put(buffer)
 }
 
 // copyFlat assumes both flat slices are of the same underlying type.

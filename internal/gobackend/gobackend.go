@@ -90,7 +90,7 @@ func newDefaultBackend() *Backend {
 // Backend implements the backends.Backend interface.
 type Backend struct {
 	// bufferPools are a map to pools of buffers that can be reused.
-	// The underlying type is map[bufferPoolKey]*sync.Pool.
+	// The underlying type is map[bufferPoolKey]*bufferPool.
 	bufferPools sync.Map
 	workers     workersPool
 
