@@ -3,24 +3,19 @@ package experiment
 import (
 	"fmt"
 	"image/color"
-	"io"
-	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 
-	"github.com/org/agentevolver/internal/fsutil"
+	"github.com/org/agentevolver/runlog"
 )
 
-// Plot size in pixels and resolution, as the trainer's progress plot.
+// Plot size in pixels, as the trainer's progress plot.
 const (
 	plotWidthPx  = 960
 	plotHeightPx = 600
-	plotDPI      = 120
 )
 
 // WritePlot draws each arm's mean validation success over RL steps, over
@@ -34,35 +29,20 @@ func WritePlot(path string, c Comparison) error {
 	if err != nil {
 		return err
 	}
-	px := func(n int) vg.Length { return vg.Length(n) * vg.Inch / plotDPI }
-	canvas := vgimg.NewWith(vgimg.UseWH(px(plotWidthPx), px(plotHeightPx)), vgimg.UseDPI(plotDPI))
-	p.Draw(draw.New(canvas))
-	err = fsutil.WriteFileAtomic(path, func(w io.Writer) error {
-		_, err := (vgimg.PngCanvas{Canvas: canvas}).WriteTo(w)
-		return err
-	})
-	if err != nil {
+	if err := runlog.WritePNG(p, path, plotWidthPx, plotHeightPx); err != nil {
 		return fmt.Errorf("experiment: write plot %s: %w", path, err)
 	}
 	return nil
 }
 
 func comparisonPlot(c Comparison) (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = c.Name + ": validation success"
+	title := c.Name + ": validation success"
 	if c.Quick {
-		p.Title.Text += " (quick run)"
+		title += " (quick run)"
 	}
-	p.Title.Padding = vg.Points(8)
-	p.X.Label.Text = "RL step"
-	p.Y.Label.Text = ValSuccessMetric
+	p := runlog.NewPlot(title, "RL step", ValSuccessMetric)
 	p.Y.Min, p.Y.Max = 0, 1
-	p.Y.Tick.Marker = unitTicks{}
-	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
-	p.Legend.Left = true
-	p.Legend.XOffs = vg.Points(12)
-	p.Legend.YOffs = -vg.Points(6)
+	p.Y.Tick.Marker = runlog.UnitTicks{}
 	drawn := 0
 	for i, a := range c.Arms {
 		pts := a.meanCurve()
@@ -120,20 +100,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// unitTicks labels [0, 1] every 0.2 with minor ticks every 0.1.
-type unitTicks struct{}
-
-// Ticks implements plot.Ticker.
-func (unitTicks) Ticks(_, _ float64) []plot.Tick {
-	ticks := make([]plot.Tick, 0, 11)
-	for i := range 11 {
-		t := plot.Tick{Value: float64(i) / 10}
-		if i%2 == 0 {
-			t.Label = strconv.FormatFloat(t.Value, 'f', 1, 64)
-		}
-		ticks = append(ticks, t)
-	}
-	return ticks
 }

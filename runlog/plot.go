@@ -67,14 +67,37 @@ func Plot(records []Record, outPNG string, opts PlotOptions) error {
 	if err != nil {
 		return err
 	}
-	width, height := cmp.Or(opts.Width, defaultPlotWidthPx), cmp.Or(opts.Height, defaultPlotHeight)
+	return WritePNG(p, outPNG, cmp.Or(opts.Width, defaultPlotWidthPx), cmp.Or(opts.Height, defaultPlotHeight))
+}
+
+// NewPlot returns an empty plot in the style of the run's progress plot:
+// the title and axis labels, a grid, and the legend at the top left. Other
+// plots of a run (an experiment's comparison) start from it so that they
+// look alike.
+func NewPlot(title, xLabel, yLabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
+	p.Title.Padding = vg.Points(8)
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	p.Legend.Left = true
+	p.Legend.XOffs = vg.Points(12)
+	p.Legend.YOffs = -vg.Points(6)
+	return p
+}
+
+// WritePNG draws p on a width x height pixel canvas at 120 dpi and writes
+// the PNG to path atomically, creating parent directories.
+func WritePNG(p *plot.Plot, path string, width, height int) error {
 	if width <= 0 || height <= 0 {
 		return fmt.Errorf("runlog: plot size %dx%d is not positive", width, height)
 	}
 	pxToLength := func(px int) vg.Length { return vg.Length(px) * vg.Inch / defaultPlotDPI }
 	canvas := vgimg.NewWith(vgimg.UseWH(pxToLength(width), pxToLength(height)), vgimg.UseDPI(defaultPlotDPI))
 	p.Draw(draw.New(canvas))
-	return writeFileAtomic(outPNG, func(w io.Writer) error {
+	return writeFileAtomic(path, func(w io.Writer) error {
 		if _, err := (vgimg.PngCanvas{Canvas: canvas}).WriteTo(w); err != nil {
 			return fmt.Errorf("runlog: encode plot: %w", err)
 		}
@@ -87,16 +110,7 @@ func newPlot(records []Record, opts PlotOptions) (*plot.Plot, error) {
 	if len(metrics) == 0 {
 		metrics = []string{TrainRewardMetric, ValSuccessMetric}
 	}
-	p := plot.New()
-	p.Title.Text = cmp.Or(opts.Title, defaultPlotTitle)
-	p.X.Label.Text = cmp.Or(opts.XLabel, defaultPlotXLabel)
-	p.Y.Label.Text = cmp.Or(opts.YLabel, defaultPlotYLabel)
-	p.Title.Padding = vg.Points(8)
-	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
-	p.Legend.Left = true
-	p.Legend.XOffs = vg.Points(12)
-	p.Legend.YOffs = -vg.Points(6)
+	p := NewPlot(cmp.Or(opts.Title, defaultPlotTitle), cmp.Or(opts.XLabel, defaultPlotXLabel), cmp.Or(opts.YLabel, defaultPlotYLabel))
 	drawn, unitRange := 0, true
 	for i, metric := range metrics {
 		points := metricPoints(records, metric)
@@ -126,7 +140,7 @@ func newPlot(records []Record, opts PlotOptions) (*plot.Plot, error) {
 		// Rewards and success rates in [0, 1] are shown on the whole scale,
 		// so progress looks as large as it is and no larger.
 		p.Y.Min, p.Y.Max = 0, 1
-		p.Y.Tick.Marker = unitTicks{}
+		p.Y.Tick.Marker = UnitTicks{}
 	}
 	return p, nil
 }
@@ -146,12 +160,13 @@ func metricPoints(records []Record, metric string) plotter.XYs {
 	return points
 }
 
-// unitTicks labels [0, 1] every 0.2 with minor ticks every 0.1; the default
-// ticker puts only three labels there.
-type unitTicks struct{}
+// UnitTicks is the plot.Ticker of a [0, 1] value axis: labels every 0.2
+// and minor ticks every 0.1 (the default ticker puts only three labels
+// there).
+type UnitTicks struct{}
 
 // Ticks implements plot.Ticker.
-func (unitTicks) Ticks(_, _ float64) []plot.Tick {
+func (UnitTicks) Ticks(_, _ float64) []plot.Tick {
 	ticks := make([]plot.Tick, 0, 11)
 	for i := range 11 {
 		tick := plot.Tick{Value: float64(i) / 10}
