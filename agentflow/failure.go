@@ -79,14 +79,21 @@ func fail(cause FailureCause, step int, err error) *EpisodeError {
 	return &EpisodeError{Cause: cause, Step: step, Err: err}
 }
 
-// stepFailure classifies a failed step: a panic recovered by an
-// envservice.Manager is a step panic, anything else a step error.
+// stepFailure classifies a failed step: a panic (recovered by the Flow or
+// by an envservice.Manager) is a step panic, anything else a step error.
 func stepFailure(step int, err error) *EpisodeError {
-	var pe *envservice.PanicError
-	if errors.As(err, &pe) {
+	if isPanic(err) {
 		return fail(FailStepPanic, step, err)
 	}
 	return fail(FailStep, step, err)
+}
+
+// isPanic reports a panic recovered by the Flow (*PanicError) or by an
+// envservice.Manager (*envservice.PanicError).
+func isPanic(err error) bool {
+	var pe *PanicError
+	var spe *envservice.PanicError
+	return errors.As(err, &pe) || errors.As(err, &spe)
 }
 
 // checkScore rejects a non-finite score.
@@ -129,22 +136,15 @@ func guard[T any](op string, f func() (T, error)) (v T, err error) {
 // clients retry their own transient errors.
 func retriable(err error) bool {
 	switch {
-	case errors.Is(err, ErrConfig), errors.Is(err, ErrPromptTooLong), errors.Is(err, ErrInitState),
+	case permanent(err), errors.Is(err, ErrPromptTooLong), isPanic(err),
 		errors.Is(err, envclient.ErrBadRequest), errors.Is(err, envclient.ErrInstanceNotFound):
 		return false
 	case errors.Is(err, envclient.ErrUnavailable), errors.Is(err, envclient.ErrTooManyInstances):
 		return true
 	}
-	var pe *PanicError
-	var spe *envservice.PanicError
-	if errors.As(err, &pe) || errors.As(err, &spe) {
-		return false
-	}
 	switch CauseOf(err) {
-	case FailCreate:
+	case FailCreate, "":
 		return true
-	case "":
-		return !permanent(err)
 	}
 	return false
 }

@@ -297,10 +297,6 @@ func (f *Flow) loop(ctx context.Context, cm contextmgr.ContextManager, instanceI
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			var pe *PanicError
-			if errors.As(err, &pe) {
-				return fail(FailStepPanic, step, err)
-			}
 			// [BUG/QUIRK] fixed: the reference ended such an episode as
 			// terminated, as if the task were done, and trained on it.
 			return stepFailure(step, fmt.Errorf("env step: %w", err))

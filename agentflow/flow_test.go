@@ -211,8 +211,8 @@ func TestRunEnvironmentFailures(t *testing.T) {
 			}
 			r := &agentflow.Runner{Flow: f2, MaxAttempts: 2, Backoff: time.Millisecond}
 			_, err = r.Run(context.Background(), []agentflow.Rollout{rollout("t0")})
-			res2 := agentflow.RolloutErrors(err)
-			if len(res2) != 1 {
+			res2, rest := agentflow.RolloutErrors(err)
+			if len(res2) != 1 || rest != nil {
 				t.Fatalf("RolloutErrors(%v) = %v", err, res2)
 			}
 			if retried := res2[0].Attempts > 1; retried != tt.retriable {

@@ -175,27 +175,28 @@ func (r *Runner) runWithRetry(ctx context.Context, ro Rollout) (Result, error) {
 	return Result{}, &RolloutError{TaskID: ro.Task.TaskID, DataID: ro.DataID, RolloutID: ro.RolloutID, Attempts: tries, Err: err}
 }
 
-// RolloutErrors returns the *RolloutError values joined in an error that
-// Runner.Run returned, in order.
-func RolloutErrors(err error) []*RolloutError {
-	var out []*RolloutError
+// RolloutErrors splits an error Runner.Run returned into the
+// *RolloutError of every episode that failed, in order, and the rest
+// joined (nil when there is none): cancellation, or a failure writing
+// Trajectories.
+func RolloutErrors(err error) (failed []*RolloutError, rest error) {
+	var others []error
 	var walk func(error)
 	walk = func(e error) {
-		if e == nil {
-			return
-		}
-		if re, ok := e.(*RolloutError); ok {
-			out = append(out, re)
-			return
-		}
-		if j, ok := e.(interface{ Unwrap() []error }); ok {
-			for _, x := range j.Unwrap() {
-				walk(x)
+		switch x := e.(type) {
+		case nil:
+		case *RolloutError:
+			failed = append(failed, x)
+		case interface{ Unwrap() []error }:
+			for _, y := range x.Unwrap() {
+				walk(y)
 			}
+		default:
+			others = append(others, e)
 		}
 	}
 	walk(err)
-	return out
+	return failed, errors.Join(others...)
 }
 
 // permanent reports errors another attempt cannot cure.

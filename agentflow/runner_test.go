@@ -173,3 +173,19 @@ func unwrapJoined(err error) []error {
 	}
 	return []error{err}
 }
+
+func TestRolloutErrorsSplitsTheRest(t *testing.T) {
+	a := &agentflow.RolloutError{TaskID: "a", Err: errPolicyDown}
+	b := &agentflow.RolloutError{TaskID: "b", Err: errPolicyDown}
+	writeErr := errors.New("write trajectories: disk full")
+	failed, rest := agentflow.RolloutErrors(errors.Join(a, errors.Join(b, writeErr), context.Canceled))
+	if len(failed) != 2 || failed[0] != a || failed[1] != b {
+		t.Errorf("failed = %v", failed)
+	}
+	if !errors.Is(rest, writeErr) || !errors.Is(rest, context.Canceled) || errors.Is(rest, errPolicyDown) {
+		t.Errorf("rest = %v", rest)
+	}
+	if failed, rest := agentflow.RolloutErrors(nil); failed != nil || rest != nil {
+		t.Errorf("RolloutErrors(nil) = %v, %v", failed, rest)
+	}
+}

@@ -514,12 +514,12 @@ func (r *run) runEpisodes(ctx context.Context, runner *agentflow.Runner, rollout
 	if ctx.Err() != nil {
 		return nil, failureTally{}, ctx.Err()
 	}
-	failures := agentflow.RolloutErrors(err)
+	failures, rest := agentflow.RolloutErrors(err)
 	if err := configFailure(failures); err != nil {
 		return nil, failureTally{}, err
 	}
-	if len(failures) == 0 && err != nil {
-		return nil, failureTally{}, err
+	if rest != nil {
+		return nil, failureTally{}, rest
 	}
 	tally := tallyFailures(failures)
 	tally.log(r.log, phase, step)
