@@ -121,14 +121,35 @@ func (s ValidationStats) FailedRate() float64 {
 // no tasks, [ErrInvalidK] for k < 1 or a task with fewer than k rollouts, and
 // [ErrNonFinite] for a NaN or infinite score.
 func Validate(tasks [][]Rollout, k int) (ValidationStats, error) {
-	if len(tasks) == 0 {
-		return ValidationStats{}, ErrNoTasks
-	}
-	stats := ValidationStats{Tasks: len(tasks), K: k}
+	return validate(tasks, k, false)
+}
+
+// ValidateFinished is [Validate] over the rollouts that finished when failed
+// others did not (they failed in the environment and have no score): a task
+// keeps the rollouts it has, with k lowered to their number, and a task with
+// none is left out. Failed is recorded in the statistics. It returns
+// [ErrNoTasks] when no task has a rollout.
+func ValidateFinished(tasks [][]Rollout, k, failed int) (ValidationStats, error) {
+	stats, err := validate(tasks, k, true)
+	stats.Failed = failed
+	return stats, err
+}
+
+// validate is Validate; with partial, tasks may have fewer than k rollouts
+// (k is lowered for them) or none (they are skipped).
+func validate(tasks [][]Rollout, k int, partial bool) (ValidationStats, error) {
+	stats := ValidationStats{K: k}
 	scores := make([]float64, 0, k)
 	for t, rollouts := range tasks {
 		n := len(rollouts)
-		if k < 1 || k > n {
+		taskK := k
+		if partial {
+			if n == 0 {
+				continue
+			}
+			taskK = min(k, n)
+		}
+		if taskK < 1 || taskK > n {
 			return ValidationStats{}, fmt.Errorf("task %d: %w: n=%d k=%d", t, ErrInvalidK, n, k)
 		}
 		scores = scores[:0]
@@ -140,21 +161,25 @@ func Validate(tasks [][]Rollout, k int) (ValidationStats, error) {
 				successes++
 			}
 		}
-		best, err := BestAtK(scores, k)
+		best, err := BestAtK(scores, taskK)
 		if err != nil {
 			return ValidationStats{}, fmt.Errorf("task %d: %w", t, err)
 		}
-		pass, err := PassAtK(n, successes, k)
+		pass, err := PassAtK(n, successes, taskK)
 		if err != nil {
 			return ValidationStats{}, fmt.Errorf("task %d: %w", t, err)
 		}
+		stats.Tasks++
 		stats.Rollouts += n
 		stats.Success += float64(successes) / float64(n)
 		stats.AvgAtK += sum / float64(n)
 		stats.BestAtK += best
 		stats.PassAtK += pass
 	}
-	tasksF := float64(len(tasks))
+	if stats.Tasks == 0 {
+		return ValidationStats{}, ErrNoTasks
+	}
+	tasksF := float64(stats.Tasks)
 	stats.Success /= tasksF
 	stats.AvgAtK /= tasksF
 	stats.BestAtK /= tasksF

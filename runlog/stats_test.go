@@ -269,3 +269,31 @@ func TestValidationStatsMetrics(t *testing.T) {
 		}
 	}
 }
+
+func TestValidateFinished(t *testing.T) {
+	// Task 0 kept 1 of its 2 rollouts, task 1 both, task 2 none.
+	tasks := [][]Rollout{
+		{{Score: 1, Success: true}},
+		{{Score: 0}, {Score: 0.5}},
+		nil,
+	}
+	got, err := ValidateFinished(tasks, 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Task 0 with k = 1, task 1 with k = 2; task 2 is left out.
+	want := ValidationStats{Tasks: 2, Rollouts: 3, K: 2, Success: 0.5, AvgAtK: (1 + 0.25) / 2, BestAtK: (1 + 0.5) / 2, PassAtK: 0.5, Failed: 3}
+	if got != want {
+		t.Errorf("ValidateFinished = %+v, want %+v", got, want)
+	}
+	if got.FailedRate() != 0.5 {
+		t.Errorf("FailedRate = %v, want 3/6", got.FailedRate())
+	}
+	if _, err := ValidateFinished([][]Rollout{nil, nil}, 2, 4); !errors.Is(err, ErrNoTasks) {
+		t.Errorf("all failed: err = %v, want ErrNoTasks", err)
+	}
+	// Validate itself still needs k rollouts per task.
+	if _, err := Validate(tasks[:2], 2); !errors.Is(err, ErrInvalidK) {
+		t.Errorf("Validate with a short task: err = %v, want ErrInvalidK", err)
+	}
+}

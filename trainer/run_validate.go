@@ -2,6 +2,7 @@ package trainer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -33,11 +34,10 @@ func (r *run) validate(ctx context.Context, step int) (runlog.ValidationStats, e
 	if err := failures.check("validation", step, len(rollouts), r.maxFailedRatio()); err != nil {
 		return runlog.ValidationStats{}, err
 	}
-	stats, err := validationStats(len(r.val), k, results)
+	stats, err := validationStats(len(r.val), k, failures.failed, results)
 	if err != nil {
 		return runlog.ValidationStats{}, err
 	}
-	stats.Failed = failures.failed
 	m := stats.Metrics("val/")
 	m["time/validate_s"] = time.Since(began).Seconds()
 	r.log.Info("trainer: validation", "step", step, "success", stats.Success, "pass@k", stats.PassAtK, "k", k, "failed", stats.Failed)
@@ -45,11 +45,11 @@ func (r *run) validate(ctx context.Context, step int) (runlog.ValidationStats, e
 	return stats, r.record(step, m)
 }
 
-// validationStats groups the finished results by task (DataID). Failed
-// rollouts are not results: a task keeps its surviving rollouts, with k
-// lowered to their number, and a task none of whose rollouts finished is
-// left out.
-func validationStats(tasks, k int, results []agentflow.Result) (runlog.ValidationStats, error) {
+// validationStats groups the finished results by task (DataID); failed
+// rollouts are not results, and failed counts them. A task keeps its
+// surviving rollouts, with k lowered to their number, and a task none of
+// whose rollouts finished is left out (runlog.ValidateFinished).
+func validationStats(tasks, k, failed int, results []agentflow.Result) (runlog.ValidationStats, error) {
 	grouped := make([][]runlog.Rollout, tasks)
 	for _, res := range results {
 		d := atoiOr(res.Trajectory.DataID, -1)
@@ -60,32 +60,11 @@ func validationStats(tasks, k int, results []agentflow.Result) (runlog.Validatio
 		rw := res.Trajectory.Reward
 		grouped[d] = append(grouped[d], runlog.Rollout{Score: rw.Outcome, Success: rw.SuccessRate >= 1})
 	}
-	var out runlog.ValidationStats
-	for _, g := range grouped {
-		if len(g) == 0 {
-			continue
-		}
-		s, err := runlog.Validate([][]runlog.Rollout{g}, min(k, len(g)))
-		if err != nil {
-			return runlog.ValidationStats{}, err
-		}
-		out.Tasks++
-		out.Rollouts += s.Rollouts
-		out.Success += s.Success
-		out.AvgAtK += s.AvgAtK
-		out.BestAtK += s.BestAtK
-		out.PassAtK += s.PassAtK
-	}
-	if out.Tasks == 0 {
+	stats, err := runlog.ValidateFinished(grouped, k, failed)
+	if errors.Is(err, runlog.ErrNoTasks) {
 		return runlog.ValidationStats{}, fmt.Errorf("%w: no validation episode finished", ErrTooManyFailures)
 	}
-	n := float64(out.Tasks)
-	out.K = k
-	out.Success /= n
-	out.AvgAtK /= n
-	out.BestAtK /= n
-	out.PassAtK /= n
-	return out, nil
+	return stats, err
 }
 
 // atoiOr parses s as an int, or returns def.
