@@ -48,7 +48,7 @@ type environmentLookup interface {
 // DefaultEnvType.
 func resolveEnvType(cfg Config, opts Options) (string, error) {
 	if cfg.Env.Type != "" {
-		if l, ok := opts.Env.(typeLister); ok && opts.Env != nil {
+		if l, ok := opts.Env.(typeLister); ok {
 			if types := l.Environments(); !slices.Contains(types, cfg.Env.Type) {
 				return "", fmt.Errorf("%w: env.type %q is not served by Options.Env (it serves %s)", ErrConfig, cfg.Env.Type, strings.Join(types, ", "))
 			}
