@@ -21,6 +21,9 @@ var (
 	// ErrInstanceExists reports a create with an instance id that is in use.
 	// It also matches envclient.ErrBadRequest.
 	ErrInstanceExists = errors.New("envservice: instance id already in use")
+	// ErrReleasedEarly reports a create for an instance id that its client
+	// had already released (it gave up waiting for the create).
+	ErrReleasedEarly = errors.New("envservice: instance id released before it was created")
 	// ErrClosed reports a call on a Manager that has been shut down.
 	ErrClosed = errors.New("envservice: manager closed")
 	// ErrNoProfile reports an environment that does not implement

@@ -89,6 +89,11 @@ type Manager struct {
 	envs      map[string]Environment
 	instances map[string]*entry
 	closed    bool
+	// early maps the ids released before any instance had them to the
+	// time of that release, earlyOrder in release order; see
+	// releasedEarly.
+	early      map[string]time.Time
+	earlyOrder []string
 
 	done      chan struct{} // closed by Shutdown; stops Run
 	closeOnce sync.Once
@@ -108,6 +113,7 @@ func NewManager(cfg ManagerConfig) *Manager {
 		now:           cfg.Now,
 		envs:          make(map[string]Environment),
 		instances:     make(map[string]*entry),
+		early:         make(map[string]time.Time),
 		done:          make(chan struct{}),
 	}
 	if m.maxInstances <= 0 {
@@ -299,6 +305,12 @@ func (m *Manager) reserve(envType, taskID, instanceID string) (*entry, error) {
 	} else if _, taken := m.instances[instanceID]; taken {
 		return nil, newRequestError(fmt.Sprintf("instance_id %q is already in use", instanceID),
 			ErrInstanceExists, envclient.ErrBadRequest)
+	} else if at, ok := m.early[instanceID]; ok {
+		delete(m.early, instanceID)
+		if now.Sub(at) <= releaseTombstoneTTL {
+			return nil, newRequestError(fmt.Sprintf("instance_id %q was released before its create arrived", instanceID),
+				ErrReleasedEarly, envclient.ErrBadRequest)
+		}
 	}
 	if len(m.instances) >= m.maxInstances {
 		return nil, newRequestError(fmt.Sprintf("too many instances (limit %d)", m.maxInstances),
@@ -317,6 +329,36 @@ func (m *Manager) remove(e *entry) {
 		delete(m.instances, e.id)
 	}
 	m.mu.Unlock()
+}
+
+// Release of an id no instance has yet is remembered this long, and for at
+// most maxReleaseTombstones ids, so that a create still on its way (a client
+// that gave up waiting for it and released the id, as agentflow does) fails
+// instead of leaving an instance nobody will release.
+const (
+	releaseTombstoneTTL  = time.Minute
+	maxReleaseTombstones = 4096
+)
+
+// releasedEarly remembers that id was released before it was created.
+func (m *Manager) releasedEarly(id string) {
+	now := m.now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.early[id]; !ok {
+		m.earlyOrder = append(m.earlyOrder, id)
+	}
+	m.early[id] = now
+	// Forget the oldest ids beyond the bound, and expired ones.
+	for len(m.earlyOrder) > 0 {
+		oldest := m.earlyOrder[0]
+		at, ok := m.early[oldest]
+		if ok && len(m.earlyOrder) <= maxReleaseTombstones && now.Sub(at) <= releaseTombstoneTTL {
+			break
+		}
+		delete(m.early, oldest) // expired or over the bound (a no-op once a create took it)
+		m.earlyOrder = m.earlyOrder[1:]
+	}
 }
 
 func (m *Manager) lookup(instanceID string) (*entry, error) {
@@ -407,6 +449,7 @@ func (m *Manager) Info(ctx context.Context, instanceID string, params map[string
 func (m *Manager) Release(ctx context.Context, instanceID string) (bool, error) {
 	e, err := m.lookup(instanceID)
 	if errors.Is(err, envclient.ErrInstanceNotFound) {
+		m.releasedEarly(instanceID)
 		return false, nil
 	}
 	if err != nil {

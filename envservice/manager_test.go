@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -536,4 +537,49 @@ func TestInfoEncodesJSON(t *testing.T) {
 	if !json.Valid(raw) {
 		t.Fatalf("info %q is not JSON", raw)
 	}
+}
+
+// TestCreateAfterEarlyRelease covers a create that arrives after its client
+// gave up on it and released the id: it fails instead of leaving an
+// instance nobody releases, once; an old release is forgotten.
+func TestCreateAfterEarlyRelease(t *testing.T) {
+	clock := &fakeClock{t: time.Unix(1_700_000_000, 0)}
+	m, _ := newTestManager(t, ManagerConfig{Now: clock.Now})
+	ctx := context.Background()
+	if ok, err := m.Release(ctx, "late"); ok || err != nil {
+		t.Fatalf("release of an unknown id = %v, %v", ok, err)
+	}
+	_, err := m.Create(ctx, "test", "t1", "late", nil)
+	if !errors.Is(err, ErrReleasedEarly) || !errors.Is(err, envclient.ErrBadRequest) {
+		t.Fatalf("create after the release: err = %v, want ErrReleasedEarly", err)
+	}
+	if st := m.Stats(); st.Live != 0 {
+		t.Errorf("stats %+v, want none live", st)
+	}
+	mustCreate(t, m, "t1", "late") // the refusal used the tombstone up
+
+	if _, err := m.Release(ctx, "old"); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(releaseTombstoneTTL + time.Second)
+	mustCreate(t, m, "t1", "old")
+}
+
+// TestEarlyReleasesAreBounded checks that the ids remembered by early
+// releases stay within maxReleaseTombstones.
+func TestEarlyReleasesAreBounded(t *testing.T) {
+	m, _ := newTestManager(t, ManagerConfig{})
+	ctx := context.Background()
+	for i := range maxReleaseTombstones + 10 {
+		if _, err := m.Release(ctx, "gone-"+strconv.Itoa(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.mu.RLock()
+	n, order := len(m.early), len(m.earlyOrder)
+	m.mu.RUnlock()
+	if n != maxReleaseTombstones || order != maxReleaseTombstones {
+		t.Errorf("%d ids remembered (%d in order), want %d", n, order, maxReleaseTombstones)
+	}
+	mustCreate(t, m, "t1", "gone-0") // the oldest was forgotten
 }
