@@ -74,7 +74,7 @@ func Load(ctx context.Context, dir string, opts Options) (*Model, error) {
 		if err != nil {
 			return nil, err
 		}
-		loaded, err := decodeSafetensors(data, func(name string) bool { _, ok := want[name]; return ok })
+		loaded, err := decodeSafetensors(data, func(name string) ([]int, bool) { s, ok := want[name]; return s.shape, ok })
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
@@ -163,8 +163,10 @@ type decodedFile struct {
 }
 
 // decodeSafetensors parses a safetensors file and converts the wanted
-// tensors to float32.
-func decodeSafetensors(data []byte, wanted func(name string) bool) (decodedFile, error) {
+// tensors to float32. wanted returns the shape a tensor must have (nil:
+// any) and whether it is wanted at all; a shape is checked before any
+// conversion allocates memory for it.
+func decodeSafetensors(data []byte, wanted func(name string) ([]int, bool)) (decodedFile, error) {
 	if len(data) >= 8 && binary.LittleEndian.Uint64(data) > maxHeaderBytes {
 		return decodedFile{}, fmt.Errorf("%w: safetensors header larger than %d bytes", ErrBadCheckpoint, maxHeaderBytes)
 	}
@@ -174,11 +176,15 @@ func decodeSafetensors(data []byte, wanted func(name string) bool) (decodedFile,
 	}
 	out := decodedFile{tensors: make(map[string]hostTensor)}
 	for _, name := range st.Names() {
-		if !wanted(name) {
+		shape, ok := wanted(name)
+		if !ok {
 			out.skipped = append(out.skipped, name)
 			continue
 		}
 		view, _ := st.Tensor(name)
+		if shape != nil && !slices.EqualFunc(view.Shape(), shape, func(a uint64, b int) bool { return a == uint64(b) }) {
+			return decodedFile{}, fmt.Errorf("%w: %s has shape %v, config needs %v", ErrTensorMismatch, name, view.Shape(), shape)
+		}
 		t, err := toFloat32(view)
 		if err != nil {
 			return decodedFile{}, fmt.Errorf("%s: %w", name, err)
@@ -194,8 +200,8 @@ func toFloat32(view safetensors.TensorView) (hostTensor, error) {
 	shape := make([]int, len(view.Shape()))
 	n := 1
 	for i, d := range view.Shape() {
-		if d > math.MaxInt32 {
-			return hostTensor{}, fmt.Errorf("%w: dimension %d too large", ErrTensorMismatch, d)
+		if d > math.MaxInt32 || (d > 0 && n > math.MaxInt32/int(d)) {
+			return hostTensor{}, fmt.Errorf("%w: shape %v too large", ErrTensorMismatch, view.Shape())
 		}
 		shape[i] = int(d)
 		n *= int(d)

@@ -290,7 +290,7 @@ func FuzzDecodeSafetensors(f *testing.F) {
 	f.Add([]byte("\x02\x00\x00\x00\x00\x00\x00\x00{}"))
 	f.Add([]byte(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		out, err := decodeSafetensors(data, func(string) bool { return true })
+		out, err := decodeSafetensors(data, func(string) ([]int, bool) { return nil, true })
 		if err != nil {
 			if !errors.Is(err, ErrBadCheckpoint) && !errors.Is(err, ErrTensorMismatch) {
 				t.Fatalf("error %v wraps no sentinel", err)

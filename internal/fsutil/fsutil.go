@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -96,4 +97,51 @@ func syncDir(dir string) {
 	}
 	d.Sync()
 	d.Close()
+}
+
+// SyncTree flushes every regular file under root, then every directory
+// (deepest first, root last), to stable storage, so that files written by
+// code that does not sync them (GoMLX's checkpoint writer, say) survive a
+// power loss once SyncTree returns. Unlike syncDir it reports failures: a
+// checkpoint that cannot be made durable must not be declared complete.
+func SyncTree(root string) error {
+	var dirs []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			dirs = append(dirs, path)
+			return nil
+		case !d.Type().IsRegular():
+			return nil // links and devices are not ours to flush
+		}
+		return syncPath(path)
+	})
+	if err != nil {
+		return err
+	}
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if err := syncPath(dirs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SyncDir flushes a directory's entries (a rename or removal in it) to
+// stable storage, reporting failure.
+func SyncDir(dir string) error { return syncPath(dir) }
+
+func syncPath(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	return f.Close()
 }

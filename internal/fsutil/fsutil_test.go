@@ -52,3 +52,24 @@ func TestWriteFileAtomic(t *testing.T) {
 		t.Fatalf("mode %v", info.Mode())
 	}
 }
+
+func TestSyncTree(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "a", "b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"f", "a/g", "a/b/h"} {
+		if err := os.WriteFile(filepath.Join(root, p), []byte(p), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := SyncTree(root); err != nil {
+		t.Fatal(err)
+	}
+	if err := SyncTree(filepath.Join(root, "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("SyncTree(missing) = %v, want ErrNotExist", err)
+	}
+	if err := SyncDir(root); err != nil {
+		t.Fatal(err)
+	}
+}
