@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,10 +27,14 @@ import (
 //	state/       every variable of the policy's GoMLX context: weights and
 //	             optimiser state (moments, step counts), in GoMLX's format
 //	state.json   the run's position (runState)
+//	config.yaml  the run's resolved configuration, without secrets
+//	manifest.json every other file with its size and CRC-32C
 //
-// It is written under a temporary name and renamed when complete; the file
-// CheckpointDir/latest then names it. The reference policy is saved once,
-// in ReferenceDir.
+// It is written under a temporary name, flushed to stable storage and
+// renamed when complete; the file CheckpointDir/latest then names it.
+// Resume verifies a checkpoint against its manifest, the configuration
+// and the configured model before loading anything from it. The
+// reference policy is saved once, in ReferenceDir.
 const (
 	checkpointModelDir = "model"
 	checkpointStateDir = "state"
@@ -43,10 +49,14 @@ func rolloutFor(task agentevolver.Task) agentflow.Rollout {
 	return agentflow.Rollout{Task: task, DataID: "0", RolloutID: "0"}
 }
 
-// save writes a checkpoint of the current state.
+// save writes a checkpoint of the current state: every file to a
+// temporary directory, flushed to stable storage with a manifest of sizes
+// and checksums written last, then renamed into place and named in the
+// latest file. Older checkpoints beyond trainer.max_checkpoints_to_keep
+// are removed afterwards.
 func (r *run) save(ctx context.Context) error {
 	root := filepath.Join(r.dir, CheckpointDir)
-	name := fmt.Sprintf("step_%06d", r.state.Step)
+	name := checkpointName(r.state.Step)
 	final := filepath.Join(root, name)
 	tmp := final + ".tmp"
 	if err := os.RemoveAll(tmp); err != nil {
@@ -70,21 +80,112 @@ func (r *run) save(ctx context.Context) error {
 	if err := fsutil.WriteFile(filepath.Join(tmp, checkpointState), data); err != nil {
 		return err
 	}
+	cfgYAML, err := configForCheckpoint(r.cfg)
+	if err != nil {
+		return fmt.Errorf("trainer: checkpoint config: %w", err)
+	}
+	if err := fsutil.WriteFile(filepath.Join(tmp, checkpointConfig), cfgYAML); err != nil {
+		return err
+	}
+	// GoMLX writes the state without syncing it: flush everything before
+	// the manifest vouches for it.
+	if err := fsutil.SyncTree(tmp); err != nil {
+		return fmt.Errorf("trainer: checkpoint: %w", err)
+	}
+	if err := writeManifest(tmp); err != nil {
+		return err
+	}
 	if err := os.RemoveAll(final); err != nil {
 		return fmt.Errorf("trainer: checkpoint: %w", err)
 	}
 	if err := os.Rename(tmp, final); err != nil {
 		return fmt.Errorf("trainer: checkpoint: %w", err)
 	}
-	latestTmp := filepath.Join(root, latestFile+".tmp")
-	if err := fsutil.WriteFile(latestTmp, []byte(name+"\n")); err != nil {
-		return err
+	if err := fsutil.SyncDir(root); err != nil {
+		return fmt.Errorf("trainer: checkpoint: %w", err)
 	}
-	if err := os.Rename(latestTmp, filepath.Join(root, latestFile)); err != nil {
+	if err := fsutil.WriteFile(filepath.Join(root, latestFile), []byte(name+"\n")); err != nil {
 		return fmt.Errorf("trainer: checkpoint: %w", err)
 	}
 	r.log.Info("trainer: checkpoint saved", "dir", final, "step", r.state.Step)
+	r.pruneCheckpoints(root, name)
 	return nil
+}
+
+// checkpointName is the directory name of the checkpoint after step RL
+// steps.
+func checkpointName(step int) string { return fmt.Sprintf("step_%06d", step) }
+
+// listCheckpoints returns the complete checkpoint directories under root
+// (step_NNNNNN, no temporary ones), newest first.
+func listCheckpoints(root string) ([]string, error) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil, err
+	}
+	type ckpt struct {
+		name string
+		step int
+	}
+	var found []ckpt
+	for _, e := range entries {
+		var step int
+		if !e.IsDir() {
+			continue
+		}
+		if _, err := fmt.Sscanf(e.Name(), "step_%d", &step); err != nil || e.Name() != checkpointName(step) {
+			continue
+		}
+		found = append(found, ckpt{e.Name(), step})
+	}
+	slices.SortFunc(found, func(a, b ckpt) int { return b.step - a.step })
+	names := make([]string, len(found))
+	for i, c := range found {
+		names[i] = c.name
+	}
+	return names, nil
+}
+
+// pruneCheckpoints removes the checkpoints beyond the newest
+// max_checkpoints_to_keep (never current, the one just saved) and any
+// temporary directory a crash left. Failures are logged: the new
+// checkpoint is safe either way.
+func (r *run) pruneCheckpoints(root, current string) {
+	entries, _ := os.ReadDir(root)
+	for _, e := range entries {
+		if e.IsDir() && strings.HasSuffix(e.Name(), ".tmp") {
+			if err := os.RemoveAll(filepath.Join(root, e.Name())); err != nil {
+				r.log.Warn("trainer: removing a stale temporary checkpoint", "dir", e.Name(), "err", err)
+			}
+		}
+	}
+	keep := r.cfg.Trainer.MaxCheckpointsToKeep
+	if keep <= 0 {
+		return
+	}
+	names, err := listCheckpoints(root)
+	if err != nil {
+		r.log.Warn("trainer: listing checkpoints to prune", "err", err)
+		return
+	}
+	// Names sort newest first; those newer than current (left by a run
+	// that fell back to an older checkpoint) are neither counted nor
+	// removed here.
+	i := slices.Index(names, current)
+	if i < 0 {
+		return
+	}
+	older := names[i+1:]
+	if len(older) < keep {
+		return
+	}
+	for _, name := range older[keep-1:] {
+		if err := os.RemoveAll(filepath.Join(root, name)); err != nil {
+			r.log.Warn("trainer: removing an old checkpoint", "dir", name, "err", err)
+			continue
+		}
+		r.log.Info("trainer: old checkpoint removed", "dir", name, "keep", keep)
+	}
 }
 
 // saveContextState writes every variable of the policy's context with
@@ -110,50 +211,145 @@ func saveContextState(r *run, dir string) (err error) {
 	return nil
 }
 
-// resume restores the last checkpoint, if there is one, and reports
-// whether it did.
+// resume restores the newest good checkpoint, if there is one, and
+// reports whether it did. The checkpoint named in the latest file comes
+// first, then the others, newest first: a checkpoint that fails
+// verification (files missing or altered, state that does not fit the
+// configured model) is skipped with a warning. A configuration that
+// differs from the saved one where it matters fails at once; so does a
+// run whose checkpoints are all bad: Resume never trains from fresh
+// weights over a run that had some.
 func (r *run) resume(ctx context.Context) (bool, error) {
 	root := filepath.Join(r.dir, CheckpointDir)
-	data, err := os.ReadFile(filepath.Join(root, latestFile))
-	if errors.Is(err, os.ErrNotExist) {
+	names, err := listCheckpoints(root)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("trainer: resume: %w", err)
+	}
+	if latest, err := readLatest(root); err != nil {
+		r.log.Warn("trainer: ignoring the latest-checkpoint file", "err", err)
+	} else if latest != "" {
+		names = slices.DeleteFunc(names, func(n string) bool { return n == latest })
+		names = append([]string{latest}, names...)
+	}
+	if len(names) == 0 {
 		r.log.Warn("trainer: nothing to resume; starting afresh", "dir", root)
 		return false, nil
 	}
+	want := expectedVariables(r.m.Context())
+	var failures []error
+	for i, name := range names {
+		dir := filepath.Join(root, name)
+		st, err := r.verifyCheckpoint(dir, want)
+		if err == nil {
+			err = loadContextState(r, filepath.Join(dir, checkpointStateDir))
+		}
+		if errors.Is(err, ErrConfig) {
+			return false, err // every checkpoint of the run would repeat it
+		}
+		if err != nil {
+			r.log.Warn("trainer: checkpoint unusable; trying an older one", "dir", dir, "err", err)
+			failures = append(failures, fmt.Errorf("%s: %w", name, err))
+			continue
+		}
+		r.state = st
+		if st.WarmStartDone {
+			if err := r.loadReference(ctx); err != nil {
+				return false, err
+			}
+		}
+		if i > 0 {
+			r.log.Warn("trainer: resumed from an older checkpoint; the newer ones were unusable", "dir", dir, "step", st.Step, "skipped", i)
+		}
+		r.log.Info("trainer: resumed", "dir", dir, "step", st.Step)
+		return true, nil
+	}
+	return false, fmt.Errorf("%w: no usable checkpoint in %s (refusing to start from fresh weights; use Overwrite / --overwrite to start over): %w",
+		ErrCorruptCheckpoint, root, errors.Join(failures...))
+}
+
+// readLatest returns the checkpoint the latest file names, "" when there
+// is no such file.
+func readLatest(root string) (string, error) {
+	data, err := fsutil.ReadFile(filepath.Join(root, latestFile), 256)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
 	if err != nil {
-		return false, fmt.Errorf("trainer: resume: %w", err)
+		return "", err
 	}
 	name := strings.TrimSpace(string(data))
-	if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
-		return false, fmt.Errorf("%w: %s names %q", ErrNoCheckpoint, filepath.Join(root, latestFile), name)
+	var step int
+	if _, err := fmt.Sscanf(name, "step_%d", &step); err != nil || name != checkpointName(step) {
+		return "", fmt.Errorf("%w: %s names %q", ErrNoCheckpoint, filepath.Join(root, latestFile), name)
 	}
-	dir := filepath.Join(root, name)
+	return name, nil
+}
+
+// verifyCheckpoint checks the checkpoint in dir before anything is loaded
+// from it and returns its run state: its files match the manifest, its
+// configuration matches the run's where it matters (ErrConfig otherwise,
+// naming the keys), its position fits the run, and its saved variables
+// are exactly those of the configured model and its optimiser.
+func (r *run) verifyCheckpoint(dir string, want map[string]variableShape) (runState, error) {
+	switch err := verifyManifest(dir); {
+	case errors.Is(err, errNoManifest):
+		r.log.Warn("trainer: checkpoint has no manifest (written by an older version); its files cannot be checked", "dir", dir)
+	case err != nil:
+		return runState{}, err
+	}
 	raw, err := fsutil.ReadFile(filepath.Join(dir, checkpointState), 1<<20)
 	if err != nil {
-		return false, fmt.Errorf("trainer: resume: %w", err)
+		return runState{}, fmt.Errorf("%w: %w", ErrCorruptCheckpoint, err)
 	}
 	var st runState
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&st); err != nil {
-		return false, fmt.Errorf("trainer: resume: %s: %w", checkpointState, err)
+		return runState{}, fmt.Errorf("%w: %s: %w", ErrCorruptCheckpoint, checkpointState, err)
+	}
+	if err := r.compareSavedConfig(dir); err != nil {
+		return runState{}, err
 	}
 	if st.Seed != r.cfg.Trainer.Seed {
-		return false, fmt.Errorf("%w: the checkpoint was made with seed %d, the configuration says %d", ErrConfig, st.Seed, r.cfg.Trainer.Seed)
+		return runState{}, fmt.Errorf("%w: the checkpoint was made with seed %d, the configuration says %d", ErrConfig, st.Seed, r.cfg.Trainer.Seed)
 	}
 	if st.Step < 0 || st.Step > r.cfg.Trainer.RLSteps {
-		return false, fmt.Errorf("%w: the checkpoint is at step %d, the run has %d RL steps", ErrConfig, st.Step, r.cfg.Trainer.RLSteps)
+		return runState{}, fmt.Errorf("%w: the checkpoint is at step %d, the run has %d RL steps", ErrConfig, st.Step, r.cfg.Trainer.RLSteps)
 	}
-	if err := loadContextState(r, filepath.Join(dir, checkpointStateDir)); err != nil {
-		return false, err
+	if err := verifyStateFiles(filepath.Join(dir, checkpointStateDir), want, st.Step); err != nil {
+		return runState{}, err
 	}
-	r.state = st
-	if st.WarmStartDone {
-		if err := r.loadReference(ctx); err != nil {
-			return false, err
-		}
+	return st, nil
+}
+
+// compareSavedConfig compares the configuration saved in the checkpoint
+// dir with the run's: differences that make the checkpoint unusable are
+// an ErrConfig naming them, others are logged.
+func (r *run) compareSavedConfig(dir string) error {
+	saved, err := fsutil.ReadFile(filepath.Join(dir, checkpointConfig), maxConfigBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		r.log.Warn("trainer: checkpoint has no saved configuration (written by an older version); not compared", "dir", dir)
+		return nil
 	}
-	r.log.Info("trainer: resumed", "dir", dir, "step", st.Step)
-	return true, nil
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrCorruptCheckpoint, err)
+	}
+	current, err := configForCheckpoint(r.cfg)
+	if err != nil {
+		return err
+	}
+	fatal, other, err := compareConfigs(saved, current)
+	if err != nil {
+		return err
+	}
+	if len(other) > 0 {
+		r.log.Warn("trainer: resuming with a changed configuration", "changes", other)
+	}
+	if len(fatal) > 0 {
+		return fmt.Errorf("%w: the configuration differs from the checkpoint's (%s) where the checkpoint cannot follow: %s; restore these values, or start a new run (--overwrite or another trainer.output_dir)",
+			ErrConfig, filepath.Join(dir, checkpointConfig), strings.Join(fatal, "; "))
+	}
+	return nil
 }
 
 // loadContextState loads every variable saved by saveContextState into
@@ -176,7 +372,14 @@ func loadContextState(r *run, dir string) (err error) {
 // saveReference writes the current policy as the frozen reference and
 // makes the Reference from it.
 func (r *run) saveReference(ctx context.Context) error {
-	if err := r.savePolicy(ctx, filepath.Join(r.dir, ReferenceDir)); err != nil {
+	dir := filepath.Join(r.dir, ReferenceDir)
+	if err := r.savePolicy(ctx, dir); err != nil {
+		return fmt.Errorf("trainer: save reference: %w", err)
+	}
+	if err := fsutil.SyncTree(dir); err != nil {
+		return fmt.Errorf("trainer: save reference: %w", err)
+	}
+	if err := writeManifest(dir); err != nil {
 		return fmt.Errorf("trainer: save reference: %w", err)
 	}
 	ref, err := NewReference(r.backend, r.m.Context(), ModelPolicy(r.m), ReferenceConfig{Temperature: r.cfg.Rollout.Temperature, MicroBatchSize: r.cfg.Actor.MicroBatchSize})
@@ -189,7 +392,11 @@ func (r *run) saveReference(ctx context.Context) error {
 
 // loadReference makes the Reference from ReferenceDir.
 func (r *run) loadReference(ctx context.Context) error {
-	m, err := model.Load(ctx, filepath.Join(r.dir, ReferenceDir), model.Options{Backend: r.backend, Logger: r.log})
+	dir := filepath.Join(r.dir, ReferenceDir)
+	if err := verifyManifest(dir); err != nil && !errors.Is(err, errNoManifest) {
+		return fmt.Errorf("trainer: reference policy in %s: %w", dir, err)
+	}
+	m, err := model.Load(ctx, dir, model.Options{Backend: r.backend, Logger: r.log})
 	if err != nil {
 		return fmt.Errorf("trainer: load reference: %w", err)
 	}

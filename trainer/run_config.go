@@ -2,7 +2,9 @@ package trainer
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/goccy/go-yaml"
 
@@ -58,7 +60,20 @@ type RunConfig struct {
 	// environment happens not to break on. Zero means
 	// DefaultMaxFailedRatio; 1 never stops (unless every episode fails).
 	MaxFailedRatio float64 `yaml:"max_failed_ratio"`
+	// OutageTimeout is how long Fit waits for an unreachable environment
+	// service (or model endpoint) to come back before it stops with an
+	// error after a checkpoint. A step whose episodes failed because of an
+	// outage is not counted: it is run again once the service answers its
+	// health check. Zero means DefaultOutageTimeout; negative never waits.
+	OutageTimeout time.Duration `yaml:"outage_timeout"`
+	// MaxCheckpointsToKeep keeps only the newest MaxCheckpointsToKeep
+	// checkpoints (veRL's max_actor_ckpt_to_keep), deleting older ones
+	// after each save; 0 keeps all of them.
+	MaxCheckpointsToKeep int `yaml:"max_checkpoints_to_keep"`
 }
+
+// DefaultOutageTimeout is RunConfig.OutageTimeout's default.
+const DefaultOutageTimeout = 10 * time.Minute
 
 // DefaultMaxFailedRatio is RunConfig.MaxFailedRatio's default: a quarter
 // of the episodes failing is far beyond a flaky environment.
@@ -104,6 +119,13 @@ type EnvConfig struct {
 	// talks to it over HTTP, as a remote service would be used.
 	Companion     bool   `yaml:"companion"`
 	CompanionAddr string `yaml:"companion_addr"`
+	// Token is the bearer token sent to the env service at URL (serve-env
+	// --token). It is never written to checkpoints or logs; the command
+	// line reads it from $AGENTEVOLVER_ENV_TOKEN when it is empty.
+	Token string `yaml:"token"`
+	// CAFile is a PEM file of the certificate authorities to trust for an
+	// https URL (a self-signed serve-env --tls-cert) instead of the system's.
+	CAFile string `yaml:"ca_file"`
 	// Toolworld configures the built-in toolworld environment. The
 	// trainer never reads it: its factory in Options.Environments does.
 	Toolworld ToolworldConfig `yaml:"toolworld"`
@@ -290,8 +312,11 @@ func DefaultConfig() Config {
 			RLSteps:        60,
 			TestFreq:       20,
 			SaveFreq:       30,
-			ValBeforeTrain: true,
-			Progress:       true,
+			// Two checkpoints kept: the newest and one to fall back to
+			// should the newest prove corrupt.
+			MaxCheckpointsToKeep: 2,
+			ValBeforeTrain:       true,
+			Progress:             true,
 		},
 		Data: DataConfig{
 			TrainBatchSize:    16,
@@ -377,10 +402,13 @@ func (c Config) Validate() error {
 		}
 	}
 	check(c.Trainer.ExperimentName != "", "trainer.experiment_name is empty")
+	check(c.Trainer.ExperimentName == "" || isPathElement(c.Trainer.ExperimentName),
+		"trainer.experiment_name %q must be a plain name (no path separators, not . or ..): it names a directory under the output root", c.Trainer.ExperimentName)
 	check(c.Trainer.OutputDir != "", "trainer.output_dir is empty")
 	check(c.Trainer.RLSteps >= 0, "trainer.rl_steps %d < 0", c.Trainer.RLSteps)
 	check(c.Trainer.TestFreq >= 0, "trainer.test_freq %d < 0", c.Trainer.TestFreq)
 	check(c.Trainer.SaveFreq >= 0, "trainer.save_freq %d < 0", c.Trainer.SaveFreq)
+	check(c.Trainer.MaxCheckpointsToKeep >= 0, "trainer.max_checkpoints_to_keep %d < 0", c.Trainer.MaxCheckpointsToKeep)
 	check(c.Data.TrainBatchSize > 0, "data.train_batch_size %d must be > 0", c.Data.TrainBatchSize)
 	check(c.Data.MaxPromptLength > 0, "data.max_prompt_length must be > 0")
 	check(c.Data.MaxResponseLength > 0, "data.max_response_length must be > 0")
@@ -443,6 +471,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: %s", ErrConfig, strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// isPathElement reports whether name is one plain file name: it cannot
+// lead a path built from it out of its parent directory.
+func isPathElement(name string) bool {
+	return name != "." && name != ".." && !strings.ContainsAny(name, `/\`) && filepath.IsLocal(name)
 }
 
 // modelConfig is the model.Config of a new model with vocabulary vocab.

@@ -1,0 +1,415 @@
+package trainer
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/org/agentevolver/internal/fsutil"
+)
+
+// ErrCorruptCheckpoint reports a checkpoint that cannot be trusted: a file
+// missing, truncated or altered since it was written, state that does not
+// fit the configured model. Resume falls back to the previous checkpoint;
+// when none is good it fails with this error rather than train from fresh
+// weights.
+var ErrCorruptCheckpoint = errors.New("trainer: corrupt checkpoint")
+
+// Files a checkpoint holds besides model/, state/ and state.json.
+const (
+	// checkpointManifest lists every other file of the checkpoint with its
+	// size and CRC-32C, written last: a checkpoint whose files do not
+	// match it was altered or cut short.
+	checkpointManifest = "manifest.json"
+	// checkpointConfig is the run's resolved configuration (without
+	// secrets), compared with the resuming one.
+	checkpointConfig = "config.yaml"
+)
+
+// Bounds on what a checkpoint's small files may hold, checked before
+// reading them.
+const (
+	maxManifestBytes  = 1 << 22
+	maxConfigBytes    = 1 << 22
+	maxStateMetaBytes = 1 << 26
+)
+
+// manifest is the content of checkpointManifest.
+type manifest struct {
+	Version int            `json:"version"`
+	Files   []manifestFile `json:"files"`
+}
+
+// manifestFile is one file of a checkpoint, its path relative to the
+// checkpoint directory in slash form.
+type manifestFile struct {
+	Path   string `json:"path"`
+	Size   int64  `json:"size"`
+	CRC32C string `json:"crc32c"`
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// fileCRC returns the size and CRC-32C (hex) of the file at path.
+// CRC-32C rather than a cryptographic hash: it guards against torn and
+// corrupted writes, not adversaries, and runs at memory speed on the
+// multi-gigabyte state of a large model.
+func fileCRC(path string) (int64, string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, "", err
+	}
+	defer f.Close()
+	h := crc32.New(castagnoli)
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return 0, "", fmt.Errorf("read %s: %w", path, err)
+	}
+	return n, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// writeManifest records every regular file under dir in checkpointManifest.
+func writeManifest(dir string) error {
+	m := manifest{Version: 1}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		if rel == checkpointManifest || !d.Type().IsRegular() {
+			return nil
+		}
+		size, sum, err := fileCRC(path)
+		if err != nil {
+			return err
+		}
+		m.Files = append(m.Files, manifestFile{Path: filepath.ToSlash(rel), Size: size, CRC32C: sum})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("trainer: checkpoint manifest: %w", err)
+	}
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteFile(filepath.Join(dir, checkpointManifest), append(data, '\n'))
+}
+
+// errNoManifest reports a checkpoint written before manifests existed.
+var errNoManifest = errors.New("no manifest")
+
+// verifyManifest checks that every file the manifest of dir lists is
+// there with its recorded size and checksum.
+func verifyManifest(dir string) error {
+	raw, err := fsutil.ReadFile(filepath.Join(dir, checkpointManifest), maxManifestBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return errNoManifest
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrCorruptCheckpoint, err)
+	}
+	var m manifest
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrCorruptCheckpoint, checkpointManifest, err)
+	}
+	if m.Version != 1 || len(m.Files) == 0 {
+		return fmt.Errorf("%w: %s: version %d with %d files", ErrCorruptCheckpoint, checkpointManifest, m.Version, len(m.Files))
+	}
+	var problems []string
+	for _, f := range m.Files {
+		if !filepath.IsLocal(filepath.FromSlash(f.Path)) {
+			return fmt.Errorf("%w: %s names %q, outside the checkpoint", ErrCorruptCheckpoint, checkpointManifest, f.Path)
+		}
+		size, sum, err := fileCRC(filepath.Join(dir, filepath.FromSlash(f.Path)))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			problems = append(problems, f.Path+" is missing")
+		case err != nil:
+			problems = append(problems, err.Error())
+		case size != f.Size:
+			problems = append(problems, fmt.Sprintf("%s has %d bytes, %d were written", f.Path, size, f.Size))
+		case sum != f.CRC32C:
+			problems = append(problems, f.Path+" changed since it was written (checksum differs)")
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%w: %s", ErrCorruptCheckpoint, strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// stateMeta is the part of GoMLX's checkpoint metadata (state/*.json)
+// that says what the binary file holds.
+type stateMeta struct {
+	Variables []stateVar
+}
+
+// stateVar is one saved variable: its GoMLX parameter name
+// ("var:/scope/name"), shape and where its bytes lie in the binary file.
+type stateVar struct {
+	ParameterName string
+	Dimensions    []int
+	DType         string
+	Pos, Length   int
+}
+
+// variableShape is what the configured model expects of a variable.
+type variableShape struct {
+	dims      []int
+	dtype     string
+	elemBytes int
+	trainable bool
+}
+
+// expectedVariables returns the variables of the freshly built policy
+// context, by parameter name: the weights the configured model has.
+func expectedVariables(ctx *mlctx.Context) map[string]variableShape {
+	out := map[string]variableShape{}
+	ctx.EnumerateVariables(func(v *mlctx.Variable) {
+		s := v.Shape()
+		out[v.ParameterName()] = variableShape{dims: slices.Clone(s.Dimensions), dtype: s.DType.String(), elemBytes: s.DType.Size(), trainable: v.Trainable}
+	})
+	return out
+}
+
+// Names of the optimiser state the RL updater keeps (NewUpdater's AdamW
+// scope), which a checkpoint after RL steps must hold.
+const (
+	rlOptimizerScope = "/trainer/adamw"
+	globalStepName   = "var://global_step"
+)
+
+// verifyStateFiles checks the GoMLX state in dir against the model the
+// configuration builds before GoMLX reads a byte of tensor data: one
+// metadata file and its binary file; every weight present with the
+// expected dtype and shape; every other variable an optimiser or
+// accumulator mirror of a weight (same shape) or an int64 step counter;
+// byte lengths consistent with the shapes. So a checkpoint of another
+// model, a transposed tensor or a dimension of a million cannot load, nor
+// allocate memory. With rlSteps > 0 the RL optimiser's state must be there
+// too.
+func verifyStateFiles(dir string, want map[string]variableShape, rlSteps int) error {
+	jsons, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	bins, _ := filepath.Glob(filepath.Join(dir, "*.bin"))
+	if len(jsons) != 1 || len(bins) != 1 || strings.TrimSuffix(jsons[0], ".json") != strings.TrimSuffix(bins[0], ".bin") {
+		return fmt.Errorf("%w: %s should hold one state file pair (.json and .bin), found %d and %d", ErrCorruptCheckpoint, dir, len(jsons), len(bins))
+	}
+	raw, err := fsutil.ReadFile(jsons[0], maxStateMetaBytes)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrCorruptCheckpoint, err)
+	}
+	var meta stateMeta
+	if err := json.Unmarshal(raw, &meta); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrCorruptCheckpoint, jsons[0], err)
+	}
+	weightPaths := make(map[string]variableShape, len(want))
+	for name, s := range want {
+		weightPaths[strings.TrimPrefix(name, "var:")] = s
+	}
+	var problems []string
+	seen := make(map[string]bool, len(meta.Variables))
+	pos := 0
+	for _, v := range meta.Variables {
+		if seen[v.ParameterName] {
+			problems = append(problems, v.ParameterName+" saved twice")
+			continue
+		}
+		seen[v.ParameterName] = true
+		exp, ok := want[v.ParameterName]
+		if !ok {
+			exp, ok = optimizerVariable(v.ParameterName, weightPaths)
+		}
+		if !ok {
+			problems = append(problems, fmt.Sprintf("%s %v is not a variable of the configured model or its optimiser", v.ParameterName, v.Dimensions))
+			continue
+		}
+		if v.DType != exp.dtype || !slices.Equal(v.Dimensions, exp.dims) {
+			problems = append(problems, fmt.Sprintf("%s is %s%v, the configured model needs %s%v", v.ParameterName, v.DType, v.Dimensions, exp.dtype, exp.dims))
+			continue
+		}
+		n := exp.elemBytes
+		for _, d := range exp.dims {
+			n *= d
+		}
+		if v.Pos != pos || v.Length != n {
+			problems = append(problems, fmt.Sprintf("%s: %d bytes at %d, want %d at %d", v.ParameterName, v.Length, v.Pos, n, pos))
+			continue
+		}
+		pos += n
+	}
+	for name := range want {
+		if !seen[name] {
+			problems = append(problems, name+" is missing")
+		}
+	}
+	if rlSteps > 0 {
+		if !seen["var:"+rlOptimizerScope+"/step"] {
+			problems = append(problems, fmt.Sprintf("the optimiser state (%s) of the %d RL steps done is missing", rlOptimizerScope, rlSteps))
+		} else {
+			for name, s := range want {
+				path := strings.TrimPrefix(name, "var:")
+				if s.trainable && (!seen["var:"+rlOptimizerScope+"/m"+path] || !seen["var:"+rlOptimizerScope+"/v"+path]) {
+					problems = append(problems, "the optimiser moments of "+name+" are missing")
+				}
+			}
+		}
+	}
+	if len(problems) > 0 {
+		slices.Sort(problems)
+		const maxListed = 8
+		if len(problems) > maxListed {
+			problems = append(problems[:maxListed], fmt.Sprintf("and %d more", len(problems)-maxListed))
+		}
+		return fmt.Errorf("%w: %s: %s", ErrCorruptCheckpoint, jsons[0], strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// optimizerVariable returns the expected shape of name when it is
+// optimiser or accumulator state: a variable under /trainer/ whose path
+// ends in a weight's path (mirroring its shape), or an int64 scalar step
+// counter.
+func optimizerVariable(name string, weightPaths map[string]variableShape) (variableShape, bool) {
+	step := variableShape{dtype: "Int64", elemBytes: 8}
+	if name == globalStepName {
+		return step, true
+	}
+	path, ok := strings.CutPrefix(name, "var:/trainer/")
+	if !ok {
+		return variableShape{}, false
+	}
+	if strings.HasSuffix(path, "/step") && !strings.Contains(strings.TrimSuffix(path, "/step"), "/model/") {
+		return step, true
+	}
+	for i := range len(path) {
+		if path[i] != '/' {
+			continue
+		}
+		if s, ok := weightPaths[path[i:]]; ok {
+			s.trainable = false
+			return s, true
+		}
+	}
+	return variableShape{}, false
+}
+
+// configForCheckpoint is cfg as a checkpoint records it: without secrets.
+func configForCheckpoint(cfg Config) ([]byte, error) {
+	cfg.Env.Token = ""
+	return cfg.YAML()
+}
+
+// Configuration keys whose change makes a checkpoint unusable (the
+// weights would not fit) or the resumed run no continuation of the saved
+// one (other tasks, another schedule): Resume refuses them. Keys in
+// configIgnored may differ freely; every other difference is logged.
+var (
+	configFatal = []string{
+		"model.", "trainer.seed", "data.train_batch_size", "data.shuffle", "data.train_split",
+		"data.max_difficulty", "env.type", "env.toolworld.", "rollout.n",
+	}
+	configIgnored = []string{
+		"trainer.output_dir", "trainer.experiment_name", "trainer.rl_steps", "trainer.progress",
+		"trainer.backend", "env.url", "env.companion", "env.companion_addr", "env.token", "env.ca_file",
+	}
+)
+
+// compareConfigs returns the differences between the configuration a
+// checkpoint was saved with and the one resuming it, as "key: old -> new",
+// split into those Resume must refuse and the rest.
+func compareConfigs(saved, current []byte) (fatal, other []string, err error) {
+	a, err := flattenYAML(saved)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %s: %w", ErrCorruptCheckpoint, checkpointConfig, err)
+	}
+	b, err := flattenYAML(current)
+	if err != nil {
+		return nil, nil, err
+	}
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		if a[k] == b[k] || hasAnyPrefix(k, configIgnored) {
+			continue
+		}
+		d := fmt.Sprintf("%s: %s -> %s", k, orUnset(a[k]), orUnset(b[k]))
+		if hasAnyPrefix(k, configFatal) {
+			fatal = append(fatal, d)
+		} else {
+			other = append(other, d)
+		}
+	}
+	return fatal, other, nil
+}
+
+func orUnset(s string) string {
+	if s == "" {
+		return "(unset)"
+	}
+	return s
+}
+
+func hasAnyPrefix(key string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if key == p || (strings.HasSuffix(p, ".") && strings.HasPrefix(key, p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// flattenYAML maps every leaf of a YAML document to its dotted key
+// ("rollout.linear_think.think_preference"), lists and values rendered as
+// JSON so that equal values compare equal.
+func flattenYAML(doc []byte) (map[string]string, error) {
+	var tree map[string]any
+	if err := yaml.Unmarshal(doc, &tree); err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		if m, ok := v.(map[string]any); ok && len(m) > 0 {
+			for k, child := range m {
+				walk(prefix+k+".", child)
+			}
+			return
+		}
+		key := strings.TrimSuffix(prefix, ".")
+		if v == nil {
+			out[key] = ""
+			return
+		}
+		data, err := json.Marshal(v)
+		if err != nil {
+			data = []byte(fmt.Sprint(v))
+		}
+		out[key] = string(data)
+	}
+	walk("", tree)
+	return out, nil
+}
