@@ -23,10 +23,25 @@ type Summary struct {
 	ValSuccessWarmStart float64 `json:"val_success_warm_start"`
 	// ValSuccessFinal is the validation success after the last RL step.
 	ValSuccessFinal float64 `json:"val_success_final"`
-	// RLSteps is the number of RL steps taken.
+	// RLSteps is the number of RL steps taken: steps that trained the
+	// policy, never an attempt an outage discarded.
 	RLSteps int `json:"rl_steps"`
 	// WallSeconds is the run's wall-clock duration.
 	WallSeconds float64 `json:"wall_seconds"`
+	// FailedEpisodes counts the training episodes that failed in the
+	// environment or policy and were excluded from training (the sum of
+	// the steps' rollout/failed).
+	FailedEpisodes int `json:"failed_episodes"`
+	// SkippedEpisodes counts the episodes of RL-step and validation
+	// attempts discarded because a service was unreachable; each such
+	// step or validation was run again after the outage.
+	SkippedEpisodes int `json:"skipped_episodes"`
+	// Outages counts the outages waited out (the service came back and
+	// the run continued).
+	Outages int `json:"outages"`
+	// OutageWaitSeconds is the total time spent waiting for unreachable
+	// services.
+	OutageWaitSeconds float64 `json:"outage_wait_seconds"`
 	// Phases holds validation results to show in the final table, in order
 	// (e.g. "warm start", "final").
 	Phases []Phase `json:"phases,omitempty"`
@@ -98,6 +113,7 @@ func (s Summary) checkFinite() error {
 		{"val_success_warm_start", s.ValSuccessWarmStart},
 		{"val_success_final", s.ValSuccessFinal},
 		{"wall_seconds", s.WallSeconds},
+		{"outage_wait_seconds", s.OutageWaitSeconds},
 	}
 	for _, p := range s.Phases {
 		prefix := "phase " + strconv.Quote(p.Name) + " "
@@ -143,10 +159,12 @@ func ReadSummary(path string) (Summary, error) {
 }
 
 // WriteTable writes the human-readable final table of s: a header with the
-// seed, RL steps and wall time, then one row per phase. Rates are shown in
+// seed, RL steps and wall time, a line of failed and skipped episodes and
+// outages when there were any, then one row per phase. Rates are shown in
 // percent with one decimal.
 //
 //	seed 7   rl steps 40   wall 1m52s
+//	failed episodes 3   skipped episodes 8   outages 1 (waited 42s)
 //
 //	phase       tasks  val success  avg@4  best@4  pass@4
 //	warm start  16     25.0%        25.0%  43.8%   43.8%
@@ -155,7 +173,16 @@ func ReadSummary(path string) (Summary, error) {
 // Without phases it shows the warm-start and final validation success alone.
 func (s Summary) WriteTable(w io.Writer) error {
 	wall := formatSeconds(s.WallSeconds)
-	if _, err := fmt.Fprintf(w, "seed %d   rl steps %d   wall %s\n\n", s.Seed, s.RLSteps, wall); err != nil {
+	if _, err := fmt.Fprintf(w, "seed %d   rl steps %d   wall %s\n", s.Seed, s.RLSteps, wall); err != nil {
+		return fmt.Errorf("runlog: write table: %w", err)
+	}
+	if s.FailedEpisodes != 0 || s.SkippedEpisodes != 0 || s.Outages != 0 {
+		if _, err := fmt.Fprintf(w, "failed episodes %d   skipped episodes %d   outages %d (waited %s)\n",
+			s.FailedEpisodes, s.SkippedEpisodes, s.Outages, formatSeconds(s.OutageWaitSeconds)); err != nil {
+			return fmt.Errorf("runlog: write table: %w", err)
+		}
+	}
+	if _, err := fmt.Fprintln(w); err != nil {
 		return fmt.Errorf("runlog: write table: %w", err)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

@@ -29,6 +29,7 @@ func sampleSummary() Summary {
 func TestSummaryFileRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run", "summary.json")
 	s := sampleSummary()
+	s.FailedEpisodes, s.SkippedEpisodes, s.Outages, s.OutageWaitSeconds = 3, 8, 1, 42.5
 	if err := s.WriteFile(path); err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,8 @@ func TestSummaryFileRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, key := range []string{`"seed": 7`, `"val_success_warm_start": 0.25`, `"val_success_final": 0.625`,
-		`"rl_steps": 40`, `"wall_seconds": 112.4`, `"pass_at_k": 0.8125`, `"model": "qwen2-tiny"`} {
+		`"rl_steps": 40`, `"wall_seconds": 112.4`, `"pass_at_k": 0.8125`, `"model": "qwen2-tiny"`,
+		`"failed_episodes": 3`, `"skipped_episodes": 8`, `"outages": 1`, `"outage_wait_seconds": 42.5`} {
 		if !bytes.Contains(data, []byte(key)) {
 			t.Errorf("summary.json lacks %s:\n%s", key, data)
 		}
@@ -71,6 +73,7 @@ func TestSummaryRejectsNonFinite(t *testing.T) {
 		{"warm start", func(s *Summary) { s.ValSuccessWarmStart = math.NaN() }, "val_success_warm_start"},
 		{"wall", func(s *Summary) { s.WallSeconds = math.Inf(1) }, "wall_seconds"},
 		{"phase", func(s *Summary) { s.Phases[1].Stats.PassAtK = math.NaN() }, `phase "final" pass_at_k`},
+		{"outage wait", func(s *Summary) { s.OutageWaitSeconds = math.NaN() }, "outage_wait_seconds"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -129,6 +132,13 @@ final       16     62.5%        62.5%  81.2%   81.2%
 phase       val success
 warm start  10.0%
 final       30.0%
+`},
+		{"failures and outages", Summary{Seed: 1, RLSteps: 3, WallSeconds: 70, FailedEpisodes: 3, SkippedEpisodes: 8, Outages: 1, OutageWaitSeconds: 42.4}, `seed 1   rl steps 3   wall 1m10s
+failed episodes 3   skipped episodes 8   outages 1 (waited 42s)
+
+phase       val success
+warm start  0.0%
+final       0.0%
 `},
 		{"mixed k and hours", Summary{WallSeconds: 3725, Phases: []Phase{
 			{Name: "a", Stats: ValidationStats{Tasks: 2, K: 8}},

@@ -55,7 +55,18 @@
 // line passes the built-ins of package envs/builtin); the trainer imports
 // no concrete environment. Episodes that fail in the environment are never
 // trained on or scored: they are counted per cause, and too many of them
-// stop Fit with a [*FailureError] after a checkpoint.
+// stop Fit with a [*FailureError] after a checkpoint. An unreachable
+// environment or model endpoint is not a failure of the episodes: Fit
+// discards the step (or validation) it spoiled, waits for the service with
+// health checks and backoff, and runs it again with the same seeds; when
+// trainer.outage_timeout passes it stops with an [*OutageError] after a
+// checkpoint.
+//
+// Resume verifies a checkpoint before loading anything from it (its files
+// against their manifest, its configuration against the run's, its
+// variables against the configured model) and falls back to an older one
+// when it is corrupt; with none usable it fails with
+// [ErrCorruptCheckpoint] rather than train from fresh weights.
 //
 // # Graph functions
 //

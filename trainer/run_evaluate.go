@@ -32,7 +32,9 @@ type EvalOptions struct {
 
 // Evaluate runs K rollouts of every task of a split with a saved policy at
 // the validation temperature and returns avg@k, best@k, pass@k and the
-// success rate.
+// success rate. An unreachable environment or model endpoint is waited for
+// up to trainer.outage_timeout, then the evaluation runs again (after that
+// Evaluate returns an *OutageError).
 func Evaluate(ctx context.Context, cfg Config, opts Options, eo EvalOptions) (stats ValidationStats, err error) {
 	if eo.Checkpoint != "" {
 		cfg.Model.Path = eo.Checkpoint
@@ -90,5 +92,8 @@ func Evaluate(ctx context.Context, cfg Config, opts Options, eo EvalOptions) (st
 	if r.policy, err = newRolloutPolicy(r.m, r.tok, r.tmpl); err != nil {
 		return stats, err
 	}
-	return r.validate(ctx, 0)
+	// An outage is waited out as in Fit, up to trainer.outage_timeout.
+	return retryOutages(ctx, r.newOutageWaiter(nil), "validation", 0, func(n outageNote) (ValidationStats, error) {
+		return r.validate(ctx, 0, n)
+	})
 }

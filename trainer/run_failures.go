@@ -60,9 +60,15 @@ type failureTally struct {
 	failed  int
 	byCause map[agentflow.FailureCause]int
 	first   map[agentflow.FailureCause]string
+	// outage, when some episodes failed because a service was
+	// unreachable, describes them (its episodes field is left to the
+	// caller); such an attempt is run again, not trained on or scored.
+	outage *outageAttempt
 }
 
-// tallyFailures counts errs by cause, keeping the first message of each.
+// tallyFailures counts errs by cause, keeping the first message of each,
+// and notes the episodes that failed because of an outage (the
+// environment's taking precedence over a model endpoint's).
 func tallyFailures(errs []*agentflow.RolloutError) failureTally {
 	t := failureTally{failed: len(errs), byCause: map[agentflow.FailureCause]int{}, first: map[agentflow.FailureCause]string{}}
 	for _, re := range errs {
@@ -71,8 +77,27 @@ func tallyFailures(errs []*agentflow.RolloutError) failureTally {
 			t.first[c] = re.Err.Error()
 		}
 		t.byCause[c]++
+		if s, ok := outageService(re.Err); ok {
+			if t.outage == nil {
+				t.outage = &outageAttempt{service: s, err: re}
+			} else if s == ServiceEnv && t.outage.service != ServiceEnv {
+				t.outage.service, t.outage.err = s, re
+			}
+			t.outage.hit++
+		}
 	}
 	return t
+}
+
+// outageErr returns, when an outage spoiled the attempt of total
+// episodes, an *outageAttempt, else nil.
+func (t failureTally) outageErr(total int) error {
+	if t.outage == nil {
+		return nil
+	}
+	oa := *t.outage
+	oa.episodes = total
+	return &oa
 }
 
 // causes returns the causes by decreasing count, then by name.

@@ -181,6 +181,8 @@ type runState struct {
 	WallSeconds float64 `json:"wall_seconds"`
 	// Seed guards against resuming with another seed.
 	Seed int64 `json:"seed"`
+	// Totals are the failed and skipped episodes and the outages so far.
+	Totals runTotals `json:"totals"`
 }
 
 // Fit runs the job: a supervised warm start on expert demonstrations (when
@@ -196,6 +198,14 @@ func (t *Trainer) Fit(ctx context.Context) (summary Summary, err error) {
 	}
 	defer r.close()
 
+	// An unreachable environment or model endpoint is waited out: the
+	// step or validation it interrupted runs again (run_outage.go).
+	waiter := r.newOutageWaiter(nil)
+	validate := func(step int) (runlog.ValidationStats, error) {
+		return retryOutages(ctx, waiter, "validation", step, func(n outageNote) (runlog.ValidationStats, error) {
+			return r.validate(ctx, step, n)
+		})
+	}
 	if !r.state.WarmStartDone {
 		if err := r.warmStart(ctx); err != nil {
 			return runlog.Summary{}, err
@@ -205,8 +215,11 @@ func (t *Trainer) Fit(ctx context.Context) (summary Summary, err error) {
 		}
 		r.state.WarmStartDone = true
 		if r.cfg.Trainer.ValBeforeTrain {
-			stats, err := r.validate(ctx, 0)
+			stats, err := validate(0)
 			if err != nil {
+				if ctx.Err() != nil {
+					return runlog.Summary{}, r.interrupted(ctx, err)
+				}
 				return runlog.Summary{}, r.stopAfterFailure(ctx, err)
 			}
 			r.state.ValWarmStart = &stats
@@ -224,10 +237,13 @@ func (t *Trainer) Fit(ctx context.Context) (summary Summary, err error) {
 	total := r.cfg.Trainer.RLSteps
 	bar := runlog.NewProgress(r.out, int64(total), runlog.ProgressOptions{Description: "RL"})
 	bar.Add(int64(r.state.Step))
+	waiter.bar = bar
 	var final *runlog.ValidationStats
 	for r.state.Step < total {
 		step := r.state.Step
-		m, err := r.rlStep(ctx, step)
+		m, err := retryOutages(ctx, waiter, "rl", step+1, func(n outageNote) (map[string]float64, error) {
+			return r.rlStep(ctx, step, n)
+		})
 		if err != nil {
 			if ctx.Err() != nil {
 				return runlog.Summary{}, r.interrupted(ctx, err)
@@ -239,7 +255,7 @@ func (t *Trainer) Fit(ctx context.Context) (summary Summary, err error) {
 		bar.Add(1)
 		last := r.state.Step == total
 		if tf := r.cfg.Trainer.TestFreq; last || (tf > 0 && r.state.Step%tf == 0) {
-			stats, err := r.validate(ctx, r.state.Step)
+			stats, err := validate(r.state.Step)
 			if err != nil {
 				if ctx.Err() != nil {
 					return runlog.Summary{}, r.interrupted(ctx, err)
@@ -262,9 +278,12 @@ func (t *Trainer) Fit(ctx context.Context) (summary Summary, err error) {
 	}
 	if final == nil {
 		// Zero RL steps.
-		stats, err := r.validate(ctx, r.state.Step)
+		stats, err := validate(r.state.Step)
 		if err != nil {
-			return runlog.Summary{}, err
+			if ctx.Err() != nil {
+				return runlog.Summary{}, r.interrupted(ctx, err)
+			}
+			return runlog.Summary{}, r.stopAfterFailure(ctx, err)
 		}
 		final = &stats
 	}
@@ -274,15 +293,20 @@ func (t *Trainer) Fit(ctx context.Context) (summary Summary, err error) {
 	return r.finish(*final)
 }
 
-// stopAfterFailure saves a checkpoint when err reports failed episodes or
-// a step without samples, so that Resume continues from here once the
-// environment is fixed; it returns err (joined with any save error).
+// stopAfterFailure saves a checkpoint when err reports failed episodes, a
+// step without samples or an outage that outlasted
+// trainer.outage_timeout, so that Resume continues from here once the
+// environment is fixed or back; it returns err (joined with any save
+// error).
 func (r *run) stopAfterFailure(ctx context.Context, err error) error {
-	if !errors.Is(err, ErrTooManyFailures) && !errors.Is(err, ErrNoSamples) {
+	if !errors.Is(err, ErrTooManyFailures) && !errors.Is(err, ErrNoSamples) && !errors.Is(err, ErrOutage) {
 		return err
 	}
 	if ctx.Err() != nil {
 		return err
+	}
+	if errors.Is(err, ErrOutage) {
+		return r.stopAfterOutage(ctx, err)
 	}
 	if serr := r.save(ctx); serr != nil {
 		return errors.Join(err, fmt.Errorf("trainer: checkpoint after failures: %w", serr))
@@ -519,10 +543,14 @@ func (r *run) runEpisodes(ctx context.Context, runner *agentflow.Runner, rollout
 		return nil, failureTally{}, err
 	}
 	if rest != nil {
-		return nil, failureTally{}, rest
+		return nil, failureTally{}, outageOr(rest, len(rollouts))
 	}
 	tally := tallyFailures(failures)
-	tally.log(r.log, phase, step)
+	if tally.outage == nil {
+		// An outage's episodes are not excluded but run again; the
+		// waiter logs them.
+		tally.log(r.log, phase, step)
+	}
 	return results, tally, nil
 }
 
@@ -569,10 +597,14 @@ func (r *run) finish(final runlog.ValidationStats) (runlog.Summary, error) {
 		return runlog.Summary{}, err
 	}
 	s := runlog.Summary{
-		Seed:            r.cfg.Trainer.Seed,
-		ValSuccessFinal: final.Success,
-		RLSteps:         r.state.Step,
-		WallSeconds:     r.state.WallSeconds + time.Since(r.started).Seconds(),
+		Seed:              r.cfg.Trainer.Seed,
+		ValSuccessFinal:   final.Success,
+		RLSteps:           r.state.Step,
+		WallSeconds:       r.state.WallSeconds + time.Since(r.started).Seconds(),
+		FailedEpisodes:    r.state.Totals.FailedEpisodes,
+		SkippedEpisodes:   r.state.Totals.SkippedEpisodes,
+		Outages:           r.state.Totals.Outages,
+		OutageWaitSeconds: r.state.Totals.OutageWaitSeconds,
 		Extras: map[string]any{
 			"experiment_name": r.cfg.Trainer.ExperimentName,
 			"model_params":    r.m.Config().NumParameters(),

@@ -4,8 +4,9 @@ import "github.com/org/agentevolver/runlog"
 
 // Summary is the outcome of a run, as Fit returns it and writes it to
 // SummaryFile: the seed, validation success before and after RL, the RL
-// steps taken, the wall time and one Phase per validation shown in the
-// final table. It is runlog.Summary, named here so that a user of the
+// steps trained, the wall time, the episodes excluded as failed or
+// discarded because of an outage, the outages waited out and the time
+// waited, and one Phase per validation shown in the final table. It is runlog.Summary, named here so that a user of the
 // trainer needs no other import.
 type Summary = runlog.Summary
 

@@ -3,6 +3,7 @@ package trainer
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -66,8 +67,12 @@ func epochOrder(seed int64, stream uint64, epoch, n int, shuffle bool) []int {
 
 // rlStep runs one GRPO step: rollouts of the step's tasks, samples,
 // advantages, old and reference log-probs and the policy update. It
-// returns the step's metrics, which it also records.
-func (r *run) rlStep(ctx context.Context, step int) (map[string]float64, error) {
+// returns the step's metrics, which it also records, with note's outage
+// cost when an outage preceded it. An outage before the update (in the
+// tasks, any episode, or the advantage hook) returns an *outageAttempt:
+// nothing is trained or recorded and the step may run again as it was
+// (see run_outage.go for why a partly hit step is not trained).
+func (r *run) rlStep(ctx context.Context, step int, note outageNote) (map[string]float64, error) {
 	began := time.Now()
 	src := r.hooks.Tasks
 	if src == nil {
@@ -75,7 +80,7 @@ func (r *run) rlStep(ctx context.Context, step int) (map[string]float64, error) 
 	}
 	tasks, err := src.NextTasks(ctx, step, r.cfg.Data.TrainBatchSize)
 	if err != nil {
-		return nil, fmt.Errorf("tasks: %w", err)
+		return nil, outageOr(fmt.Errorf("tasks: %w", err), 0)
 	}
 	n := r.cfg.Rollout.N
 	rollouts := agentflow.Expand(tasks, n)
@@ -87,6 +92,9 @@ func (r *run) rlStep(ctx context.Context, step int) (map[string]float64, error) 
 	}
 	results, failures, err := r.runEpisodes(ctx, r.runner(r.flow(r.policy, r.cfg.Rollout.Temperature)), rollouts, "rl", step+1)
 	if err != nil {
+		return nil, err
+	}
+	if err := failures.outageErr(len(rollouts)); err != nil {
 		return nil, err
 	}
 	if err := failures.check("rl", step+1, len(rollouts), r.maxFailedRatio()); err != nil {
@@ -128,11 +136,15 @@ func (r *run) rlStep(ctx context.Context, step int) (map[string]float64, error) 
 		"time/rollout_s":   rolloutTime.Seconds(),
 	}
 	failures.addMetrics(metrics, "rollout/failed")
+	note.addMetrics(metrics, "rollout/skipped")
 	if len(samples) == 0 {
 		return nil, fmt.Errorf("%w: none of %d finished episodes has a policy turn to train on", ErrNoSamples, len(results))
 	}
 	upd, err := r.update(ctx, step, samples, trajs, groupKey)
 	if err != nil {
+		if oa, ok := errors.AsType[*outageAttempt](err); ok {
+			oa.episodes = len(rollouts) // the advantage hook's outage discards them all
+		}
 		return nil, err
 	}
 	for k, v := range upd {
@@ -148,6 +160,7 @@ func (r *run) rlStep(ctx context.Context, step int) (map[string]float64, error) 
 		}
 	}
 	metrics["time/step_s"] = time.Since(began).Seconds()
+	r.state.Totals.FailedEpisodes += failures.failed
 	r.log.Info("trainer: RL step", "step", step+1, "reward", metrics["reward/mean"], "success", metrics["reward/success"],
 		"samples", len(samples), "seconds", metrics["time/step_s"])
 	return metrics, r.record(step+1, metrics)
@@ -191,7 +204,7 @@ func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sampl
 			Step: step, Samples: samples, Trajectories: trajs, LossMask: p.LossMask[:n], Groups: groups[:n], GRPO: adv[:n],
 		})
 		if err != nil {
-			return nil, fmt.Errorf("advantage hook: %w", err)
+			return nil, outageOr(fmt.Errorf("advantage hook: %w", err), 0)
 		}
 		if len(custom) != n {
 			return nil, fmt.Errorf("advantage hook: %d rows for %d samples", len(custom), n)

@@ -13,9 +13,11 @@ import (
 
 // validate runs ValN rollouts of every validation task at the validation
 // temperature and records avg@k, best@k, pass@k, the success rate and the
-// failed share at step. Episodes that failed in the environment are in no
-// score; too many of them is an error (ErrTooManyFailures).
-func (r *run) validate(ctx context.Context, step int) (runlog.ValidationStats, error) {
+// failed share at step, with note's outage cost when an outage preceded
+// it. Episodes that failed in the environment are in no score; too many of
+// them is an error (ErrTooManyFailures). An outage in any episode returns
+// an *outageAttempt: nothing is recorded and the validation may run again.
+func (r *run) validate(ctx context.Context, step int, note outageNote) (runlog.ValidationStats, error) {
 	began := time.Now()
 	k := r.cfg.Rollout.ValN
 	rollouts := agentflow.Expand(r.val, k)
@@ -24,12 +26,24 @@ func (r *run) validate(ctx context.Context, step int) (runlog.ValidationStats, e
 	}
 	bar := runlog.NewProgress(r.out, int64(len(rollouts)), runlog.ProgressOptions{Description: fmt.Sprintf("validate@%d", step)})
 	runner := r.runner(r.flow(r.policy, r.cfg.Rollout.ValTemperature))
-	runner.Trajectories = r.valTrajectories
 	results, failures, err := r.runEpisodes(ctx, runner, rollouts, "validation", step)
 	bar.Add(int64(len(rollouts)))
 	bar.Finish()
 	if err != nil {
 		return runlog.ValidationStats{}, err
+	}
+	if err := failures.outageErr(len(rollouts)); err != nil {
+		return runlog.ValidationStats{}, err
+	}
+	// Written here rather than by the Runner, so that an attempt an
+	// outage spoiled leaves no episode behind.
+	if r.valTrajectories != nil {
+		w := agentflow.NewTrajectoryWriter(r.valTrajectories)
+		for _, res := range results {
+			if err := w.Write(res.Trajectory); err != nil {
+				return runlog.ValidationStats{}, fmt.Errorf("trainer: validation trajectories: %w", err)
+			}
+		}
 	}
 	if err := failures.check("validation", step, len(rollouts), r.maxFailedRatio()); err != nil {
 		return runlog.ValidationStats{}, err
@@ -40,6 +54,7 @@ func (r *run) validate(ctx context.Context, step int) (runlog.ValidationStats, e
 	}
 	m := stats.Metrics("val/")
 	m["time/validate_s"] = time.Since(began).Seconds()
+	note.addMetrics(m, "val/skipped")
 	r.log.Info("trainer: validation", "step", step, "success", stats.Success, "pass@k", stats.PassAtK, "k", k, "failed", stats.Failed)
 	r.state.LastVal, r.state.LastValStep = &stats, step
 	return stats, r.record(step, m)
