@@ -53,56 +53,106 @@ func New(cfg Config) (*Client, error) {
 }
 
 // Chat sends the conversation and returns the model's answer. Transient
-// failures are retried as Config says; the error, if any, can be classified
-// with errors.Is (ErrRateLimited, ErrContentFiltered, ErrRefused,
-// ErrContextLength, ErrTimeout, ErrMalformedResponse, the context's errors)
-// and inspected with errors.As (*APIError, *RefusalError).
+// failures are retried as Config says, within Config.CallTimeout.
+//
+// The error, if any, can be classified with errors.Is and inspected with
+// errors.As:
+//
+//   - llm.ErrUnavailable (an *UnavailableError): the endpoint kept failing
+//     transiently until the retries were spent or the call timeout passed
+//     (then context.DeadlineExceeded and ErrTimeout match too); the last
+//     attempt's error is inside.
+//   - ErrTransport, ErrConnectionRefused (a *TransportError): a connection
+//     dropped, reset or refused, a network timeout; retried.
+//   - *APIError: an error status, or an error object sent with status 200
+//     in the body or stream, typed by the status it carries; 408, 409, 429
+//     and 5xx are retried. ErrRateLimited, ErrContextLength,
+//     ErrContentFiltered and ErrTimeout classify it.
+//   - ErrTimeout: an attempt ran past Config.RequestTimeout; retried.
+//   - ErrResponseTooLarge, ErrMalformedResponse, ErrContentFiltered and
+//     ErrRefused (a *RefusalError): final, never retried.
+//   - the context's errors, when the caller's context ends the call.
 func (c *Client) Chat(ctx context.Context, messages []agentevolver.Message, opts llm.ChatOptions) (llm.Completion, error) {
 	params, err := c.buildParams(messages, opts)
 	if err != nil {
 		return llm.Completion{}, err
 	}
-	attempts := c.cfg.MaxRetries + 1
-	var lastErr error
-	for attempt := range attempts {
-		if attempt > 0 {
-			wait := backoff(attempt-1, c.cfg.RetryBaseDelay, c.cfg.RetryMaxDelay, retryAfterOf(lastErr))
-			c.logger.WarnContext(ctx, "openai: retrying chat completion",
-				"model", c.cfg.Model, "attempt", attempt+1, "attempts", attempts, "wait", wait, "err", lastErr)
-			if err := c.wait(ctx, wait); err != nil {
-				return llm.Completion{}, fmt.Errorf("openai: %w (while waiting to retry after: %w)", err, lastErr)
-			}
-		}
-		comp, err := c.attempt(ctx, params)
+	// The call's clock starts once the first slot is held: queueing behind
+	// this client's own concurrency bound says nothing about the endpoint.
+	if err := c.acquire(ctx); err != nil {
+		return llm.Completion{}, fmt.Errorf("openai: %w", err)
+	}
+	callCtx, deadline, cancel := c.callContext(ctx)
+	defer cancel()
+	maxAttempts := c.cfg.MaxRetries + 1
+	for attempts := 1; ; attempts++ {
+		comp, err := c.attempt(callCtx, params)
+		c.release()
 		if err == nil {
 			return comp, nil
 		}
 		if ctx.Err() != nil {
 			return llm.Completion{}, fmt.Errorf("openai: %w", ctx.Err())
 		}
+		if callCtx.Err() != nil {
+			return llm.Completion{}, c.callTimedOut(attempts, err)
+		}
 		if !retryable(err) {
 			return llm.Completion{}, err
 		}
-		lastErr = err
+		if attempts >= maxAttempts {
+			return llm.Completion{}, &UnavailableError{Attempts: attempts, Err: err}
+		}
+		wait := backoff(attempts-1, c.cfg.RetryBaseDelay, c.cfg.RetryMaxDelay, retryAfterOf(err))
+		if !deadline.IsZero() && time.Until(deadline) < wait {
+			// Waiting could only end in the timeout; report it now.
+			return llm.Completion{}, c.callTimedOut(attempts, err)
+		}
+		c.logger.WarnContext(ctx, "openai: retrying chat completion",
+			"model", c.cfg.Model, "attempt", attempts+1, "attempts", maxAttempts, "wait", wait, "err", err)
+		waitErr := c.wait(callCtx, wait)
+		if waitErr == nil {
+			waitErr = c.acquire(callCtx)
+		}
+		switch {
+		case ctx.Err() != nil:
+			return llm.Completion{}, fmt.Errorf("openai: %w (while waiting to retry after: %w)", ctx.Err(), err)
+		case waitErr != nil:
+			return llm.Completion{}, c.callTimedOut(attempts, err)
+		}
 	}
-	if attempts == 1 {
-		return llm.Completion{}, lastErr
+}
+
+// errCallTimeout is the cancellation cause of a call that ran past
+// Config.CallTimeout.
+var errCallTimeout = errors.New("openai: call timeout")
+
+// callContext returns the context of a whole call, bounded by
+// Config.CallTimeout, and its deadline (zero when there is none).
+func (c *Client) callContext(ctx context.Context) (context.Context, time.Time, context.CancelFunc) {
+	if c.cfg.CallTimeout <= 0 {
+		return ctx, time.Time{}, func() {}
 	}
-	return llm.Completion{}, fmt.Errorf("openai: giving up after %d attempts: %w", attempts, lastErr)
+	deadline := time.Now().Add(c.cfg.CallTimeout)
+	callCtx, cancel := context.WithDeadlineCause(ctx, deadline, errCallTimeout)
+	return callCtx, deadline, cancel
+}
+
+// callTimedOut returns the error of a call that Config.CallTimeout ended
+// after attempts requests, the last of which failed with last.
+func (c *Client) callTimedOut(attempts int, last error) error {
+	return &UnavailableError{Attempts: attempts, CallTimeout: c.cfg.CallTimeout, Err: last}
 }
 
 // errAttemptTimeout is the cancellation cause of an attempt that ran past
 // Config.RequestTimeout.
 var errAttemptTimeout = errors.New("openai: attempt timeout")
 
-// attempt makes one request, holding a concurrency slot while it is in
-// flight.
+// attempt makes one request; the caller holds a concurrency slot for it.
+// Its error is typed: a transport failure is a *TransportError and a run
+// past Config.RequestTimeout is ErrTimeout, while the end of ctx is left
+// for Chat to report.
 func (c *Client) attempt(ctx context.Context, params oai.ChatCompletionNewParams) (llm.Completion, error) {
-	if err := c.acquire(ctx); err != nil {
-		return llm.Completion{}, err
-	}
-	defer c.release()
-
 	attemptCtx := ctx
 	if c.cfg.RequestTimeout > 0 {
 		var cancel context.CancelFunc
@@ -124,16 +174,24 @@ func (c *Client) attempt(ctx context.Context, params oai.ChatCompletionNewParams
 			comp, err = decodeCompletion(body)
 		}
 	}
-	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(attemptCtx), errAttemptTimeout) {
+	switch {
+	case err == nil, ctx.Err() != nil:
+	case errors.Is(context.Cause(attemptCtx), errAttemptTimeout):
 		// The deadline is ours, not the caller's: keep the cause as text so
 		// that errors.Is(err, context.DeadlineExceeded) stays about ctx.
 		err = fmt.Errorf("%w after %s (%v)", ErrTimeout, c.cfg.RequestTimeout, err)
+	default:
+		err = transportError(err)
 	}
 	if x.requestID != "" {
 		comp.RequestID = x.requestID
 		var refusal *RefusalError
 		if errors.As(err, &refusal) {
 			refusal.Completion.RequestID = x.requestID
+		}
+		var apiErr *APIError
+		if errors.As(err, &apiErr) && apiErr.RequestID == "" {
+			apiErr.RequestID = x.requestID
 		}
 	}
 	c.logger.DebugContext(ctx, "openai: chat completion attempt",

@@ -396,7 +396,11 @@ func TestChatTimeout(t *testing.T) {
 
 func TestChatCancelDuringBackoff(t *testing.T) {
 	s := newScriptedServer(t, jsonReply(503, `{"error":{"message":"overloaded"}}`))
-	c := newTestClient(t, s, func(c *Config) { c.RetryBaseDelay = time.Hour; c.RetryMaxDelay = time.Hour })
+	c := newTestClient(t, s, func(c *Config) {
+		c.RetryBaseDelay = time.Hour
+		c.RetryMaxDelay = time.Hour
+		c.CallTimeout = -1 // else the hour-long wait would end the call at once
+	})
 	ctx, cancel := context.WithCancel(testContext(t))
 	waiting := make(chan struct{})
 	c.wait = func(ctx context.Context, d time.Duration) error {

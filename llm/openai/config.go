@@ -9,9 +9,16 @@ import (
 
 // Defaults used for zero Config fields.
 const (
-	// DefaultRequestTimeout bounds one attempt, long enough for a few
-	// thousand tokens from a busy server.
-	DefaultRequestTimeout = 10 * time.Minute
+	// DefaultRequestTimeout bounds one attempt: long enough for 4096 tokens
+	// at 25 tokens a second (a 7B model on a busy vLLM server), short enough
+	// that a hung server leaves DefaultCallTimeout room for a retry.
+	DefaultRequestTimeout = 3 * time.Minute
+	// DefaultCallTimeout bounds a whole call, retries and waits included:
+	// one attempt of DefaultRequestTimeout and a retry, or all
+	// DefaultMaxRetries retries of quick failures (their waits add up to
+	// about 8 seconds), so an outage is reported within five minutes rather
+	// than the fifty that five ten-minute attempts used to allow.
+	DefaultCallTimeout = 5 * time.Minute
 	// DefaultMaxRetries is the number of retries after the first attempt.
 	DefaultMaxRetries = 4
 	// DefaultRetryBaseDelay is the wait before the first retry (before jitter).
@@ -44,11 +51,25 @@ type Config struct {
 	MaxConcurrency int
 	// RequestTimeout bounds one attempt, streaming included. Zero means
 	// DefaultRequestTimeout; negative means no per-attempt bound (the
-	// caller's context still applies).
+	// call's and the caller's still apply). An attempt that runs past it
+	// fails with ErrTimeout and is retried.
 	RequestTimeout time.Duration
+	// CallTimeout bounds a whole Chat call: every attempt, the waits between
+	// them and waits for a concurrency slot before a retry. The clock starts
+	// once the first attempt holds its slot, so queueing behind this
+	// client's own MaxConcurrency is not counted against the endpoint. When
+	// it passes, or the next wait would end past it, Chat returns an
+	// *UnavailableError that matches llm.ErrUnavailable,
+	// context.DeadlineExceeded and ErrTimeout and says how many attempts
+	// were made. Zero means DefaultCallTimeout; negative means no bound (the
+	// caller's context still applies).
+	CallTimeout time.Duration
 	// MaxRetries is the number of retries after the first attempt for
-	// transient failures: 408, 409, 429, 5xx, timeouts, dropped connections.
-	// Zero means DefaultMaxRetries; negative means no retries.
+	// transient failures: 408, 409, 429 and 5xx (as an HTTP status, or in an
+	// error object sent with status 200 or inside a stream), attempt and
+	// network timeouts, refused and dropped connections. Zero means
+	// DefaultMaxRetries; negative means no retries. Once they are spent,
+	// Chat returns an *UnavailableError (llm.ErrUnavailable).
 	MaxRetries int
 	// RetryBaseDelay is the wait before the first retry; each further retry
 	// doubles it, with jitter. Zero means DefaultRetryBaseDelay.
@@ -56,7 +77,9 @@ type Config struct {
 	// RetryMaxDelay caps each wait, including a server's Retry-After hint.
 	// Zero means DefaultRetryMaxDelay.
 	RetryMaxDelay time.Duration
-	// MaxResponseBytes bounds each response body. Zero means
+	// MaxResponseBytes bounds each response body, streamed or not; a larger
+	// one fails with ErrResponseTooLarge and is not retried. One line of a
+	// stream is also bounded by the SDK's decoder, at 32 MiB. Zero means
 	// DefaultMaxResponseBytes.
 	MaxResponseBytes int64
 	// Stream asks for server-sent events and assembles the completion from
@@ -86,6 +109,9 @@ type Config struct {
 func (c Config) withDefaults() Config {
 	if c.RequestTimeout == 0 {
 		c.RequestTimeout = DefaultRequestTimeout
+	}
+	if c.CallTimeout == 0 {
+		c.CallTimeout = DefaultCallTimeout
 	}
 	switch {
 	case c.MaxRetries == 0:

@@ -3,6 +3,7 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -87,4 +88,57 @@ func cleanText(s string) string {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
 	return truncate(strings.TrimSpace(s), maxErrorMessage)
+}
+
+// inBodyError builds the APIError of an error object delivered with HTTP
+// status 200, as the body of a plain response or as a stream event. Such an
+// error is typed like the HTTP status it names (see inBodyStatus), so that a
+// server error sent this way is retried like a 5xx status would be.
+func inBodyError(body []byte) *APIError {
+	e := parseErrorBody(0, body)
+	e.InBody = true
+	e.StatusCode = inBodyStatus(e.Code, e.Type)
+	return e
+}
+
+// inBodyStatuses maps the error types and string codes that servers put in
+// error objects to the HTTP status they stand for, lower case: OpenAI's
+// types, vLLM's exception names, common string codes.
+var inBodyStatuses = map[string]int{
+	"server_error":            http.StatusInternalServerError,
+	"internal_server_error":   http.StatusInternalServerError,
+	"internalservererror":     http.StatusInternalServerError,
+	"internal_error":          http.StatusInternalServerError,
+	"api_error":               http.StatusInternalServerError,
+	"service_unavailable":     http.StatusServiceUnavailable,
+	"serviceunavailableerror": http.StatusServiceUnavailable,
+	"overloaded_error":        http.StatusServiceUnavailable,
+	"rate_limit_exceeded":     http.StatusTooManyRequests,
+	"rate_limit_error":        http.StatusTooManyRequests,
+	"ratelimiterror":          http.StatusTooManyRequests,
+	"request_timeout":         http.StatusRequestTimeout,
+	"timeout":                 http.StatusRequestTimeout,
+	"badrequesterror":         http.StatusBadRequest,
+	"invalid_request_error":   http.StatusBadRequest,
+	"notfounderror":           http.StatusNotFound,
+}
+
+// inBodyStatus returns the HTTP status an in-body error names: its code when
+// that is a number between 400 and 599 (vLLM sends "code": 500; some servers
+// "503" as text), else the status its code or type stands for in
+// inBodyStatuses, else 0. Numeric codes outside 400-599 are vendor codes
+// (Zhipu's 1301, say), not statuses.
+func inBodyStatus(code, typ string) int {
+	if n, err := strconv.Atoi(code); err == nil {
+		if n >= 400 && n <= 599 {
+			return n
+		}
+		return 0
+	}
+	for _, s := range []string{code, typ} {
+		if status, ok := inBodyStatuses[strings.ToLower(s)]; ok {
+			return status
+		}
+	}
+	return 0
 }

@@ -1,10 +1,13 @@
 package openai
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/org/agentevolver/llm"
@@ -31,28 +34,50 @@ var (
 	// "maximum context length" 400, DashScope's input length range error.
 	ErrContextLength = errors.New("openai: context length exceeded")
 	// ErrTimeout reports a request attempt that ran past Config.RequestTimeout
-	// (or a server's 408/504) and persisted through all retries. Cancellation
-	// or a deadline of the caller's context is reported as the context's
-	// error instead.
+	// (or a server's 408/504, or a network timeout) and persisted through all
+	// retries, or a call that ran past Config.CallTimeout. Cancellation or a
+	// deadline of the caller's context is reported as the context's error
+	// instead.
 	ErrTimeout = errors.New("openai: request timed out")
 	// ErrMalformedResponse reports a response that could not be understood:
 	// invalid JSON, no choices, bad log-probs, a stream that ended early.
 	ErrMalformedResponse = errors.New("openai: malformed response")
 	// ErrResponseTooLarge reports a response body larger than
-	// Config.MaxResponseBytes.
+	// Config.MaxResponseBytes, or a server-sent-events line longer than the
+	// SDK's stream decoder accepts (32 MiB). It is never retried: the same
+	// request would most likely produce the same answer.
 	ErrResponseTooLarge = errors.New("openai: response too large")
+	// ErrTransport reports a failure below HTTP: a connection refused, reset
+	// or dropped mid-response (an unexpected EOF), a network timeout, a
+	// stream that ended before a finish reason. Such failures are retried.
+	// The error is a *TransportError.
+	ErrTransport = errors.New("openai: transport failure")
+	// ErrConnectionRefused reports that nothing accepted the connection at
+	// Config.BaseURL: the server is down, restarting or not yet listening.
+	// It is retried, and a refused connection matches ErrTransport too.
+	ErrConnectionRefused = errors.New("openai: connection refused")
 )
 
 // maxErrorMessage bounds the server message kept in an APIError, since error
 // bodies (an HTML page from a proxy, say) can be long.
 const maxErrorMessage = 2048
 
-// APIError is an error answer of the server: an HTTP status of 400 or more, or
-// an error event inside a stream (StatusCode 0). Use errors.As to inspect it
-// and errors.Is with the package's sentinels to classify it.
+// APIError is an error answer of the server: an HTTP status of 400 or more,
+// or an error object delivered with status 200, in the body
+// ({"error": {...}}, vLLM's {"object": "error", ...}) or as an event inside
+// a stream (InBody true). Use errors.As to inspect it and errors.Is with the
+// package's sentinels to classify it. It is retried like the status it
+// carries: 408, 409, 429 (but not an exhausted quota) and 5xx are.
 type APIError struct {
-	// StatusCode is the HTTP status, or 0 for an error sent inside a stream.
+	// StatusCode is the HTTP status. For an error delivered in a 200 body or
+	// a stream (InBody), it is the status the error's code names (vLLM's
+	// "code": 500, or "503" as text; codes outside 400-599 name none) or, failing
+	// that, its type or code ("server_error" 500, "rate_limit_exceeded" 429,
+	// "BadRequestError" 400, ...); 0 when it names none.
 	StatusCode int
+	// InBody reports an error delivered inside a response with HTTP status
+	// 200: as the body of a plain response, or as an event of a stream.
+	InBody bool
 	// Type is the error type ("invalid_request_error", "BadRequestError",
 	// "data_inspection_failed", ...), when the server sent one.
 	Type string
@@ -77,9 +102,15 @@ type APIError struct {
 func (e *APIError) Error() string {
 	var b strings.Builder
 	b.WriteString("openai: ")
-	if e.StatusCode != 0 {
+	switch {
+	case e.StatusCode != 0:
 		fmt.Fprintf(&b, "%d %s", e.StatusCode, http.StatusText(e.StatusCode))
-	} else {
+		if e.InBody {
+			b.WriteString(" in a 200 response")
+		}
+	case e.InBody:
+		b.WriteString("error in a 200 response")
+	default:
 		b.WriteString("stream error")
 	}
 	if e.Code != "" {
@@ -111,8 +142,8 @@ func (e *APIError) Is(target error) bool {
 }
 
 // clientSide reports a status a server uses for rejected requests, or an
-// in-stream error (status 0), which are the statuses that carry refusals and
-// context-length complaints.
+// in-body error naming no status (0), which are the statuses that carry
+// refusals and context-length complaints.
 func (e *APIError) clientSide() bool {
 	return e.StatusCode == 0 || (e.StatusCode >= 400 && e.StatusCode < 500)
 }
@@ -194,4 +225,97 @@ func truncate(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// TransportError reports a failure below HTTP (see ErrTransport). errors.Is
+// matches ErrTransport for every TransportError, ErrConnectionRefused for a
+// refused connection and ErrTimeout for a network timeout; Unwrap gives the
+// underlying error (a *url.Error around a *net.OpError, io.ErrUnexpectedEOF,
+// syscall.ECONNRESET, ...), so errors.Is and errors.As see those too.
+type TransportError struct {
+	// Err is the failure as the HTTP client or the stream decoder reported
+	// it. Never nil.
+	Err error
+}
+
+// Error says whether the connection was refused or failed otherwise, and
+// how.
+func (e *TransportError) Error() string {
+	if e.refused() {
+		return "openai: connection refused: " + e.Err.Error()
+	}
+	return "openai: transport failure: " + e.Err.Error()
+}
+
+// Unwrap returns Err.
+func (e *TransportError) Unwrap() error { return e.Err }
+
+// Is reports whether target is ErrTransport, ErrConnectionRefused for a
+// refused connection, or ErrTimeout for a network timeout.
+func (e *TransportError) Is(target error) bool {
+	switch target {
+	case ErrTransport:
+		return true
+	case ErrConnectionRefused:
+		return e.refused()
+	case ErrTimeout:
+		var netErr net.Error
+		return errors.As(e.Err, &netErr) && netErr.Timeout()
+	}
+	return false
+}
+
+func (e *TransportError) refused() bool { return errors.Is(e.Err, syscall.ECONNREFUSED) }
+
+// UnavailableError reports a call that Chat gave up on while the endpoint
+// kept failing transiently: a 5xx, 408, 409 or 429 (as an HTTP status or in
+// a 200 body or stream), a *TransportError or an attempt timeout, until
+// either the retries were spent (CallTimeout 0) or Config.CallTimeout passed.
+// It matches llm.ErrUnavailable under errors.Is, so callers can tell an
+// outage from a request that will never work; when the call timeout ended
+// it, it also matches context.DeadlineExceeded and ErrTimeout. errors.Is and
+// errors.As see through it to the last attempt's error (an *APIError, a
+// *TransportError, ErrTimeout, ...).
+//
+// When the caller's context is cancelled or passes its deadline, Chat
+// returns the context's error instead: that is the caller's decision, not
+// the endpoint's failure.
+type UnavailableError struct {
+	// Attempts is the number of requests made, the first included.
+	Attempts int
+	// CallTimeout is the Config.CallTimeout that ended the call, or 0 when
+	// the retries ran out first. Chat also gives up under it when the next
+	// wait between attempts would end past the deadline.
+	CallTimeout time.Duration
+	// Err is the last attempt's error. Never nil.
+	Err error
+}
+
+// Error says why the call ended, after how many attempts, and the last
+// failure.
+func (e *UnavailableError) Error() string {
+	plural := "s"
+	if e.Attempts == 1 {
+		plural = ""
+	}
+	if e.CallTimeout > 0 {
+		return fmt.Sprintf("openai: endpoint unavailable: call timeout of %s reached after %d attempt%s: %v",
+			e.CallTimeout, e.Attempts, plural, e.Err)
+	}
+	return fmt.Sprintf("openai: endpoint unavailable: giving up after %d attempt%s: %v", e.Attempts, plural, e.Err)
+}
+
+// Unwrap returns Err.
+func (e *UnavailableError) Unwrap() error { return e.Err }
+
+// Is reports whether target is llm.ErrUnavailable, or context.DeadlineExceeded
+// or ErrTimeout for a call ended by Config.CallTimeout.
+func (e *UnavailableError) Is(target error) bool {
+	switch target {
+	case llm.ErrUnavailable:
+		return true
+	case context.DeadlineExceeded, ErrTimeout:
+		return e.CallTimeout > 0
+	}
+	return false
 }

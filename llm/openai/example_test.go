@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"time"
 
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/llm"
@@ -117,6 +118,69 @@ func ExampleConfig_stream() {
 		[]agentevolver.Message{{Role: agentevolver.RoleUser, Content: "greet"}}, llm.ChatOptions{})
 	fmt.Println(c.Message.Content, c.FinishReason, c.CompletionTokens, err)
 	// Output: Hello stop 2 <nil>
+}
+
+// An endpoint that keeps failing, here a vLLM server answering an engine
+// error with status 200, is retried; once the retries are spent the error
+// matches llm.ErrUnavailable, which a trainer takes for an outage to wait
+// out, and still carries the server's error and the number of attempts.
+func ExampleUnavailableError() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"object":"error","message":"engine dead","type":"InternalServerError","param":null,"code":500}`)
+	}))
+	defer srv.Close()
+
+	client, err := openai.New(openai.Config{
+		BaseURL:        srv.URL + "/v1",
+		Model:          "qwen",
+		MaxRetries:     2,
+		RetryBaseDelay: time.Millisecond,
+		CallTimeout:    time.Minute,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = client.Chat(context.Background(),
+		[]agentevolver.Message{{Role: agentevolver.RoleUser, Content: "hi"}}, llm.ChatOptions{})
+
+	var unavailable *openai.UnavailableError
+	var apiErr *openai.APIError
+	fmt.Println("outage:", errors.Is(err, llm.ErrUnavailable))
+	fmt.Println("call timeout:", errors.Is(err, context.DeadlineExceeded))
+	if errors.As(err, &unavailable) && errors.As(err, &apiErr) {
+		fmt.Println("attempts:", unavailable.Attempts)
+		fmt.Println("last:", apiErr.StatusCode, apiErr.InBody, apiErr.Message)
+	}
+	// Output:
+	// outage: true
+	// call timeout: false
+	// attempts: 3
+	// last: 500 true engine dead
+}
+
+// A refused connection (nothing listening at BaseURL) is a transport
+// failure of its own kind, retried like the others.
+func ExampleTransportError() {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close() // now nothing listens there
+
+	client, err := openai.New(openai.Config{BaseURL: url + "/v1", Model: "qwen", MaxRetries: -1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = client.Chat(context.Background(),
+		[]agentevolver.Message{{Role: agentevolver.RoleUser, Content: "hi"}}, llm.ChatOptions{})
+	fmt.Println("refused:", errors.Is(err, openai.ErrConnectionRefused))
+	fmt.Println("transport:", errors.Is(err, openai.ErrTransport))
+	fmt.Println("outage:", errors.Is(err, llm.ErrUnavailable))
+	// Output:
+	// refused: true
+	// transport: true
+	// outage: true
 }
 
 func ExampleParseTokenID() {

@@ -45,6 +45,11 @@ func FuzzParseErrorBody(f *testing.F) {
 		`{"detail":[{"msg":"field required"}]}`,
 		`<html>502</html>`,
 		``, `null`, `{"error":null}`, `{"error":[1,2]}`, "\xff\xfe",
+		`{"error":{"message":"boom","code":500}}`,
+		`{"error":{"message":"busy","type":"server_error","code":"503"}}`,
+		`{"error":{"message":"x","type":"server_error","param":null,"code":null}}`,
+		`{"error":{"message":"x","code":1e400}}`, `{"error":{"message":"x","code":-500}}`,
+		`{"error":{"message":"x","code":"99999999999999999999"}}`,
 	}
 	for _, s := range seeds {
 		f.Add(400, []byte(s))
@@ -62,6 +67,13 @@ func FuzzParseErrorBody(f *testing.F) {
 		_ = e.Error()
 		_ = errors.Is(e, ErrContentFiltered)
 		_ = retryable(e)
+
+		in := inBodyError(body)
+		if !in.InBody || (in.StatusCode != 0 && (in.StatusCode < 400 || in.StatusCode > 599)) {
+			t.Fatalf("inBodyError: status %d, in body %v", in.StatusCode, in.InBody)
+		}
+		_ = in.Error()
+		_ = retryable(in)
 	})
 }
 
@@ -73,6 +85,8 @@ func FuzzDecodeCompletion(f *testing.F) {
 		`{"id":"a","choices":[{"index":0,"finish_reason":"tool_calls","message":{"content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":{"a":1}}}]}}]}`,
 		`{"id":"a","choices":[{"index":0,"message":{"refusal":"no"}}]}`,
 		`{"object":"error","message":"maximum context length","code":400}`,
+		`{"error":{"message":"internal error","code":500}}`,
+		`{"error":{"message":"overloaded","type":"server_error","code":"503"}}`,
 		`{"choices":[]}`, `{"choices":"x"}`, `[]`, `null`, ``, `{`,
 	}
 	for _, s := range seeds {
@@ -103,6 +117,9 @@ func FuzzReadStream(f *testing.F) {
 			"data: " + chunkJSON(`{"tool_calls":[{"index":0,"function":{"arguments":":1}"}}]}`, "tool_calls", "") + "\n\ndata: [DONE]\n\n",
 		"data: {\"error\":{\"code\":\"data_inspection_failed\",\"message\":\"inappropriate content\"}}\n\n",
 		"data: {\"object\":\"error\",\"message\":\"boom\",\"code\":500}\n\n",
+		"data: " + chunkJSON(`{"content":"Once"}`, "", "") + "\n\ndata: {\"error\":{\"message\":\"overloaded\",\"type\":\"server_error\",\"code\":\"503\"}}\n\n",
+		"data: {\"error\":{\"message\":\"bad\",\"code\":400}}\n\n",
+		"data: " + strings.Repeat("x", 1<<17) + "\n\n",
 		": keep-alive\n\nevent: ping\ndata: {}\n\n",
 		"data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":-1}]}}]}\n\n",
 		"data: {", "",
@@ -118,6 +135,10 @@ func FuzzReadStream(f *testing.F) {
 		}
 		c, err := readStream(ssestream.NewStream[oai.ChatCompletionChunk](ssestream.NewDecoder(res), nil))
 		if err != nil {
+			var apiErr *APIError
+			if errors.As(err, &apiErr) && !apiErr.InBody {
+				t.Fatalf("stream error %v not marked as in the body", err)
+			}
 			return
 		}
 		if c.FinishReason == "" {

@@ -1,11 +1,21 @@
 package openai
 
 import (
+	"bufio"
+	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"net/url"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/org/agentevolver/llm"
 )
 
 func TestParseErrorBody(t *testing.T) {
@@ -112,6 +122,8 @@ func TestAPIErrorMessage(t *testing.T) {
 		{APIError{StatusCode: 429, Code: "rate_limit_exceeded", Message: "slow down"}, "openai: 429 Too Many Requests (rate_limit_exceeded): slow down"},
 		{APIError{Message: "boom"}, "openai: stream error: boom"},
 		{APIError{StatusCode: 500}, "openai: 500 Internal Server Error"},
+		{APIError{StatusCode: 503, InBody: true, Code: "503", Message: "busy"}, "openai: 503 Service Unavailable in a 200 response (503): busy"},
+		{APIError{InBody: true, Code: "1301", Message: "odd"}, "openai: error in a 200 response (1301): odd"},
 	}
 	for _, tt := range tests {
 		if got := tt.err.Error(); got != tt.want {
@@ -224,11 +236,14 @@ func TestRetryable(t *testing.T) {
 		want bool
 	}{
 		{"timeout", ErrTimeout, true},
-		{"incomplete stream", errIncompleteStream, true},
+		{"incomplete stream", incompleteStream(), true},
 		{"malformed", ErrMalformedResponse, false},
 		{"too large", ErrResponseTooLarge, false},
 		{"refusal", &RefusalError{Reason: ErrRefused}, false},
-		{"unexpected EOF", errors.Join(errors.New("read"), errors.New("x"), errUnexpectedEOF()), true},
+		{"unexpected EOF", transportError(errors.Join(errors.New("read"), errors.New("x"), errUnexpectedEOF())), true},
+		{"raw unexpected EOF is typed by the attempt, not here", errUnexpectedEOF(), false},
+		{"in-body 500", inBodyError([]byte(`{"error":{"message":"boom","code":500}}`)), true},
+		{"in-body 400", inBodyError([]byte(`{"error":{"message":"bad","code":"400"}}`)), false},
 		{"plain error", errors.New("unknown"), false},
 		{"filtered 400 with should-retry", &APIError{StatusCode: 400, Code: "content_filter", shouldRetry: 1}, false},
 	}
@@ -236,5 +251,135 @@ func TestRetryable(t *testing.T) {
 		if got := retryable(tt.err); got != tt.want {
 			t.Errorf("%s: retryable(%v) = %v, want %v", tt.name, tt.err, got, tt.want)
 		}
+	}
+}
+
+func TestInBodyError(t *testing.T) {
+	tests := []struct {
+		name       string
+		body       string
+		wantStatus int
+		wantCode   string
+		retried    bool
+	}{
+		{"numeric code", `{"error":{"message":"boom","code":500}}`, 500, "500", true},
+		{"code as text", `{"error":{"message":"busy","code":"503"}}`, 503, "503", true},
+		{"code as a float literal", `{"error":{"message":"busy","code":503.0}}`, 503, "503", true},
+		{"vLLM error object", `{"object":"error","message":"bad","type":"BadRequestError","param":null,"code":400}`, 400, "400", false},
+		{"OpenAI server_error type, null code", `{"error":{"message":"The server had an error","type":"server_error","param":null,"code":null}}`, 500, "", true},
+		{"vLLM exception name", `{"object":"error","message":"engine dead","type":"InternalServerError","code":null}`, 500, "", true},
+		{"rate limit code", `{"error":{"message":"slow down","type":"requests","code":"rate_limit_exceeded"}}`, 429, "rate_limit_exceeded", true},
+		{"numeric code wins over type", `{"error":{"message":"x","type":"server_error","code":400}}`, 400, "400", false},
+		{"vendor code names no status", `{"error":{"message":"x","type":"server_error","code":1301}}`, 0, "1301", false},
+		{"success code names no status", `{"error":{"message":"x","code":200}}`, 0, "200", false},
+		{"no code, unknown type", `{"error":{"message":"x","type":"mystery"}}`, 0, "", false},
+		{"moderation stays a refusal", `{"error":{"code":"data_inspection_failed","message":"Output data may contain inappropriate content.","type":"data_inspection_failed"}}`, 0, "data_inspection_failed", false},
+		{"plain text error", `{"error":"model not found"}`, 0, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := inBodyError([]byte(tt.body))
+			if !e.InBody || e.StatusCode != tt.wantStatus || e.Code != tt.wantCode {
+				t.Fatalf("got status %d, code %q, in body %v; want %d, %q, true", e.StatusCode, e.Code, e.InBody, tt.wantStatus, tt.wantCode)
+			}
+			if got := retryable(e); got != tt.retried {
+				t.Errorf("retryable = %v, want %v", got, tt.retried)
+			}
+		})
+	}
+}
+
+func TestTransportErrorClassification(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+	reset := &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}
+	timeout := &net.OpError{Op: "dial", Net: "tcp", Err: timeoutErr{}}
+	tests := []struct {
+		name    string
+		err     error
+		typed   bool // transportError wraps it
+		is, not []error
+	}{
+		{"refused dial", &url.Error{Op: "Post", URL: "http://x", Err: refused}, true,
+			[]error{ErrTransport, ErrConnectionRefused, syscall.ECONNREFUSED}, []error{ErrTimeout, llm.ErrUnavailable}},
+		{"reset", reset, true, []error{ErrTransport, syscall.ECONNRESET}, []error{ErrConnectionRefused}},
+		{"unexpected EOF", fmt.Errorf("read body: %w", io.ErrUnexpectedEOF), true, []error{ErrTransport, io.ErrUnexpectedEOF}, []error{ErrConnectionRefused}},
+		{"EOF before a response", &url.Error{Op: "Post", URL: "http://x", Err: io.EOF}, true, []error{ErrTransport}, nil},
+		{"network timeout", timeout, true, []error{ErrTransport, ErrTimeout}, []error{ErrConnectionRefused}},
+		{"caller's deadline", context.DeadlineExceeded, false, nil, []error{ErrTransport, ErrTimeout}},
+		{"too large", fmt.Errorf("read: %w", ErrResponseTooLarge), false, []error{ErrResponseTooLarge}, []error{ErrTransport}},
+		{"API error", &APIError{StatusCode: 503}, false, nil, []error{ErrTransport}},
+		{"bad scheme", &url.Error{Op: "Post", URL: "gopher://x", Err: errors.New(`unsupported protocol scheme "gopher"`)}, false, nil, []error{ErrTransport}},
+		{"already typed", incompleteStream(), true, []error{ErrTransport, ErrMalformedResponse}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := transportError(tt.err)
+			var te *TransportError
+			if got := errors.As(err, &te); got != tt.typed {
+				t.Fatalf("transportError(%v) typed = %v, want %v", tt.err, got, tt.typed)
+			}
+			if te != nil && errors.As(te.Err, new(*TransportError)) {
+				t.Errorf("TransportError wraps another: %v", err)
+			}
+			for _, target := range tt.is {
+				if !errors.Is(err, target) {
+					t.Errorf("errors.Is(%v, %v) = false", err, target)
+				}
+			}
+			for _, target := range tt.not {
+				if errors.Is(err, target) {
+					t.Errorf("errors.Is(%v, %v) = true", err, target)
+				}
+			}
+		})
+	}
+}
+
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string   { return "i/o timeout" }
+func (timeoutErr) Timeout() bool   { return true }
+func (timeoutErr) Temporary() bool { return true }
+
+func TestUnavailableError(t *testing.T) {
+	last := &APIError{StatusCode: 503, Message: "busy"}
+	tests := []struct {
+		err     UnavailableError
+		want    string
+		is, not []error
+	}{
+		{UnavailableError{Attempts: 5, Err: last},
+			"openai: endpoint unavailable: giving up after 5 attempts: openai: 503 Service Unavailable: busy",
+			[]error{llm.ErrUnavailable}, []error{context.DeadlineExceeded, ErrTimeout}},
+		{UnavailableError{Attempts: 1, CallTimeout: 5 * time.Minute, Err: last},
+			"openai: endpoint unavailable: call timeout of 5m0s reached after 1 attempt: openai: 503 Service Unavailable: busy",
+			[]error{llm.ErrUnavailable, context.DeadlineExceeded, ErrTimeout}, []error{context.Canceled, ErrTransport}},
+	}
+	for _, tt := range tests {
+		err := error(&tt.err)
+		if got := err.Error(); got != tt.want {
+			t.Errorf("Error() = %q, want %q", got, tt.want)
+		}
+		var apiErr *APIError
+		if !errors.As(err, &apiErr) || apiErr != last {
+			t.Errorf("errors.As does not reach the last error of %v", err)
+		}
+		for _, target := range tt.is {
+			if !errors.Is(err, target) {
+				t.Errorf("errors.Is(%v, %v) = false", err, target)
+			}
+		}
+		for _, target := range tt.not {
+			if errors.Is(err, target) {
+				t.Errorf("errors.Is(%v, %v) = true", err, target)
+			}
+		}
+	}
+}
+
+func TestStreamErrorTooLongLine(t *testing.T) {
+	err := streamError(fmt.Errorf("scan: %w", bufio.ErrTooLong))
+	if !errors.Is(err, ErrResponseTooLarge) || retryable(transportError(err)) {
+		t.Fatalf("err = %v, want a final ErrResponseTooLarge", err)
 	}
 }

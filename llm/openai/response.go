@@ -33,7 +33,7 @@ func decodeCompletion(body []byte) (llm.Completion, error) {
 	}
 	if len(resp.Choices) == 0 || !resp.JSON.Choices.Valid() {
 		// Some servers answer an error with status 200.
-		if apiErr := errorInBody(body, 0); apiErr != nil {
+		if apiErr := errorInBody(body); apiErr != nil {
 			return llm.Completion{}, apiErr
 		}
 		return llm.Completion{}, fmt.Errorf("%w: no choices", ErrMalformedResponse)
@@ -59,9 +59,9 @@ func decodeCompletion(body []byte) (llm.Completion, error) {
 	return c, refusal(c, choice.Message.Refusal)
 }
 
-// errorInBody returns the error a 200 body carries instead of choices
-// ({"error": {...}} or vLLM's {"object": "error", ...}), or nil.
-func errorInBody(body []byte, status int) *APIError {
+// errorInBody returns the error a 200 body or stream chunk carries instead
+// of choices ({"error": {...}} or vLLM's {"object": "error", ...}), or nil.
+func errorInBody(body []byte) *APIError {
 	var probe struct {
 		Object string          `json:"object"`
 		Error  json.RawMessage `json:"error"`
@@ -72,7 +72,7 @@ func errorInBody(body []byte, status int) *APIError {
 	if probe.Object != "error" && (len(probe.Error) == 0 || bytes.Equal(probe.Error, []byte("null"))) {
 		return nil
 	}
-	return parseErrorBody(status, body)
+	return inBodyError(body)
 }
 
 // decodeMessage decodes a response message with agentevolver.Message's

@@ -3,14 +3,11 @@ package openai
 import (
 	"context"
 	"errors"
-	"io"
 	"math"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -81,9 +78,11 @@ func parseShouldRetry(h http.Header) int {
 }
 
 // retryable reports whether a failed attempt may succeed if repeated: 408,
-// 409, 429 (but not an exhausted quota), 5xx, an attempt timeout, a dropped or
-// refused connection, a stream cut short. Refusals, context-length errors,
-// malformed answers and the caller's cancellation are final.
+// 409, 429 (but not an exhausted quota) and 5xx, as an HTTP status or in a
+// 200 body or stream; an attempt timeout; a *TransportError (a dropped or
+// refused connection, a stream cut short). Refusals, context-length errors,
+// malformed or too large answers and the caller's cancellation are final.
+// err is an attempt's error, already typed by transportError.
 func retryable(err error) bool {
 	var apiErr *APIError
 	if errors.As(err, &apiErr) {
@@ -104,23 +103,7 @@ func retryable(err error) bool {
 		}
 		return false
 	}
-	switch {
-	case errors.Is(err, ErrTimeout), errors.Is(err, errIncompleteStream):
-		return true
-	case errors.Is(err, ErrMalformedResponse), errors.Is(err, ErrResponseTooLarge),
-		errors.Is(err, ErrContentFiltered), errors.Is(err, ErrRefused),
-		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return false
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF),
-		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNREFUSED),
-		errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EPIPE):
-		return true
-	}
-	// A failed dial, read or write, or a network timeout; not a bad URL or a
-	// rejected certificate, which a retry would not fix.
-	var opErr *net.OpError
-	var netErr net.Error
-	return errors.As(err, &opErr) || (errors.As(err, &netErr) && netErr.Timeout())
+	return errors.Is(err, ErrTimeout) || errors.Is(err, ErrTransport)
 }
 
 // sleep waits for d or until ctx is done, whichever is first.

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,9 +20,19 @@ import (
 // hostile index cannot make the assembler allocate without limit.
 const maxStreamToolCalls = 256
 
-// errIncompleteStream reports a stream that ended, without an error, before
-// any choice finished: the connection was most likely cut, so it is retried.
+// sseMaxLine is the longest line the SDK's server-sent-events decoder
+// accepts (its bufio.Scanner buffer, openai-go v3); a longer one fails with
+// bufio.ErrTooLong, reported as ErrResponseTooLarge.
+const sseMaxLine = bufio.MaxScanTokenSize << 9
+
+// errIncompleteStream is the cause of a stream that ended, without an error,
+// before any choice finished: the connection was most likely cut at an event
+// boundary, so incompleteStream reports it as a transport failure, which is
+// retried. It matches ErrMalformedResponse too.
 var errIncompleteStream = fmt.Errorf("%w: stream ended before a finish reason", ErrMalformedResponse)
+
+// incompleteStream returns a fresh *TransportError for errIncompleteStream.
+func incompleteStream() error { return &TransportError{Err: errIncompleteStream} }
 
 // chunkStream is what readStream consumes: *ssestream.Stream of chunks.
 type chunkStream interface {
@@ -47,12 +58,16 @@ func readStream(s chunkStream) (llm.Completion, error) {
 }
 
 // streamError classifies an error that ended a stream: an error event
-// becomes an APIError, undecodable chunk JSON a malformed response; transport
-// errors pass through for the retry policy to judge.
+// becomes an in-body APIError, undecodable chunk JSON a malformed response,
+// an over-long line ErrResponseTooLarge; transport errors pass through for
+// the attempt to type (see transportError).
 func streamError(err error) error {
 	var se *ssestream.StreamError
 	if errors.As(err, &se) {
-		return parseErrorBody(0, se.Event.Data)
+		return inBodyError(se.Event.Data)
+	}
+	if errors.Is(err, bufio.ErrTooLong) {
+		return fmt.Errorf("%w: a stream line longer than %d bytes (%w)", ErrResponseTooLarge, sseMaxLine, err)
 	}
 	var syntaxErr *json.SyntaxError
 	var typeErr *json.UnmarshalTypeError
@@ -87,7 +102,7 @@ func (a *assembler) add(chunk oai.ChatCompletionChunk) error {
 	}
 	if len(chunk.Choices) == 0 {
 		// vLLM sends errors as {"object": "error", ...} chunks.
-		if apiErr := errorInBody([]byte(chunk.RawJSON()), 0); apiErr != nil {
+		if apiErr := errorInBody([]byte(chunk.RawJSON())); apiErr != nil {
 			return apiErr
 		}
 		return nil
@@ -160,7 +175,7 @@ func (a *assembler) completion() (llm.Completion, error) {
 		return llm.Completion{}, fmt.Errorf("%w: stream had no chunks", ErrMalformedResponse)
 	}
 	if a.finishReason == "" {
-		return llm.Completion{}, errIncompleteStream
+		return llm.Completion{}, incompleteStream()
 	}
 	role := a.role
 	if role == "" {

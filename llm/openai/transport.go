@@ -1,10 +1,14 @@
 package openai
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/openai/openai-go/v3/option"
@@ -72,4 +76,35 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 		return n + int(b.remaining), fmt.Errorf("%w: over the limit", ErrResponseTooLarge)
 	}
 	return n, err
+}
+
+// transportError types err as a *TransportError when it is a failure below
+// HTTP: a refused, reset, aborted or broken connection, an unexpected EOF
+// (a connection dropped mid-response), a failed dial, read or write, or a
+// network timeout. Anything else, already typed errors and the context's
+// errors included, is returned unchanged; so is a bad URL or a rejected
+// certificate, which no retry would fix.
+func transportError(err error) error {
+	if err == nil || !isTransport(err) {
+		return err
+	}
+	return &TransportError{Err: err}
+}
+
+func isTransport(err error) bool {
+	var te *TransportError
+	var apiErr *APIError
+	switch {
+	case errors.As(err, &te), errors.As(err, &apiErr),
+		errors.Is(err, ErrResponseTooLarge), errors.Is(err, ErrMalformedResponse),
+		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return false
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNREFUSED),
+		errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EPIPE):
+		return true
+	}
+	var opErr *net.OpError
+	var netErr net.Error
+	return errors.As(err, &opErr) || (errors.As(err, &netErr) && netErr.Timeout())
 }
