@@ -9,8 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/goccy/go-yaml"
-
 	"github.com/org/agentevolver/internal/fsutil"
 )
 
@@ -56,7 +54,11 @@ func readBounded(name string) ([]byte, error) {
 // Apply merges layers and overrides over the values already in out (a
 // pointer to a struct holding the defaults), resolves placeholders and
 // decodes the result back into out. Keys are the fields' yaml tag names. On
-// error out is left unchanged.
+// error out is left unchanged. Each layer and override is checked with
+// [CheckYAML] before it is decoded, so that no text costs more than time
+// linear in its size (alias bombs, too many keys and deep nesting are
+// errors wrapping [ErrAliasExpansion] or [ErrTooComplex]), and a panic of
+// the YAML decoder is an error wrapping [ErrInvalid].
 func Apply(out any, layers []Layer, overrides []string) error {
 	rv := reflect.ValueOf(out)
 	if rv.Kind() != reflect.Pointer || rv.Elem().Kind() != reflect.Struct {
@@ -67,9 +69,9 @@ func Apply(out any, layers []Layer, overrides []string) error {
 		return err
 	}
 	for _, l := range layers {
-		var doc any
-		if err := yaml.Unmarshal(l.YAML, &doc); err != nil {
-			return fmt.Errorf("%w: %s: %v", ErrInvalid, l.Name, err)
+		doc, err := decodeAny(l.YAML)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrInvalid, l.Name, err)
 		}
 		if doc == nil {
 			continue
@@ -88,17 +90,20 @@ func Apply(out any, layers []Layer, overrides []string) error {
 	if err := checkKeys(tree, rv.Elem().Type(), ""); err != nil {
 		return err
 	}
+	if err := checkTreeKeys(tree, ""); err != nil {
+		return err
+	}
 	if err := resolvePlaceholders(tree); err != nil {
 		return err
 	}
-	data, err := yaml.Marshal(tree)
+	data, err := encode(tree)
 	if err != nil {
 		return fmt.Errorf("config: encode merged configuration: %w", err)
 	}
 	fresh := reflect.New(rv.Elem().Type())
 	fresh.Elem().Set(rv.Elem())
-	if err := yaml.UnmarshalWithOptions(data, fresh.Interface(), yaml.DisallowUnknownField()); err != nil {
-		return fmt.Errorf("%w: %s", ErrInvalid, yaml.FormatError(err, false, true))
+	if err := decodeStrict(data, fresh.Interface()); err != nil {
+		return err
 	}
 	rv.Elem().Set(fresh.Elem())
 	return nil
@@ -106,12 +111,12 @@ func Apply(out any, layers []Layer, overrides []string) error {
 
 // toTree encodes the defaults as a generic tree of maps.
 func toTree(v any) (map[string]any, error) {
-	data, err := yaml.Marshal(v)
+	data, err := encode(v)
 	if err != nil {
 		return nil, fmt.Errorf("config: encode defaults: %w", err)
 	}
-	var doc any
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	doc, err := decodeAny(data)
+	if err != nil {
 		return nil, fmt.Errorf("config: decode defaults: %w", err)
 	}
 	m, _ := normalize(doc).(map[string]any)
@@ -174,8 +179,11 @@ func setOverride(tree map[string]any, o string) error {
 	}
 	var value any = raw
 	if strings.TrimSpace(raw) != "" {
-		var parsed any
-		if err := yaml.Unmarshal([]byte(raw), &parsed); err == nil {
+		parsed, err := decodeAny([]byte(raw))
+		switch {
+		case errors.Is(err, ErrAliasExpansion), errors.Is(err, ErrTooComplex):
+			return fmt.Errorf("%w: override %q: %w", ErrInvalid, o, err)
+		case err == nil:
 			value = normalize(parsed) // typed: numbers, bools, lists, null
 		} // else not YAML: keep the text as it is
 	}

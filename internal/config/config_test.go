@@ -1,9 +1,11 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -139,12 +141,26 @@ func TestApplyNeedsStructPointer(t *testing.T) {
 	}
 }
 
+// FuzzApply feeds arbitrary YAML and an override to Apply: it must return
+// (the corpus holds alias and merge-key bombs, which the expansion budget
+// rejects at once), leave the configuration unchanged on error and never
+// blame aliases for text without one.
 func FuzzApply(f *testing.F) {
 	f.Add([]byte("trainer:\n  total_steps: 3\n"), "optim.lr=1")
 	f.Add([]byte("trainer: {output_dir: '${seed}/${trainer.experiment_name}'}"), "seed=${seed}")
 	f.Add([]byte("&a [*a]"), "x=")
+	f.Add([]byte("a: &a [1, 2]\nb: {<<: {c: *a}}\n"), "trainer.tags=[&x y, *x]")
 	f.Fuzz(func(t *testing.T, doc []byte, override string) {
 		cfg := defaults()
-		_ = Apply(&cfg, []Layer{{Name: "fuzz", YAML: doc}}, []string{override})
+		err := Apply(&cfg, []Layer{{Name: "fuzz", YAML: doc}}, []string{override})
+		if err == nil {
+			return
+		}
+		if !reflect.DeepEqual(cfg, defaults()) {
+			t.Fatalf("Apply failed (%v) but changed the configuration: %+v", err, cfg)
+		}
+		if errors.Is(err, ErrAliasExpansion) && !bytes.ContainsAny(doc, "*<") && !strings.ContainsAny(override, "*<") {
+			t.Fatalf("ErrAliasExpansion without an alias or merge key: %v", err)
+		}
 	})
 }
