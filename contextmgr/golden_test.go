@@ -87,6 +87,14 @@ func TestGoldenLossMask(t *testing.T) {
 	t.Logf("golden %s: %d cases", file, len(f.Cases))
 }
 
+// stepQuirks are the step_ids fixtures that pin the reference's
+// empty-turn bug ([BUG/QUIRK] in ParseResponseSteps), skipped by name with
+// the reason; TestParseResponseStepsEmptyTurns checks the intended
+// answer for the same shapes.
+var stepQuirks = map[string]string{
+	"only_headers": "reference bug: with assistant, user and assistant headers and nothing else, the original cut the empty assistant turn's body up to the second header after it, so the user header became step 0's action; the intended answer has no steps (all -1)",
+}
+
 func TestGoldenStepIDs(t *testing.T) {
 	const file = "step_ids.json"
 	f := golden.Load(t, file)
@@ -118,6 +126,9 @@ func TestGoldenStepIDs(t *testing.T) {
 	}
 	for _, c := range f.Cases {
 		t.Run(c.Name, func(t *testing.T) {
+			if reason, ok := stepQuirks[c.Name]; ok {
+				t.Skip(reason)
+			}
 			var ids, aHdr, uHdr, wantIDs []int
 			var mark bool
 			var wantSteps []wantStep

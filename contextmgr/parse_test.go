@@ -163,3 +163,81 @@ func TestTemplateStripperNeedsPlaceholder(t *testing.T) {
 		t.Errorf("zero stripper: %q, %q, %v", exp, cleaned, ok)
 	}
 }
+
+func TestParseResponseStepsEmptyTurns(t *testing.T) {
+	// Headers: assistant [1 2 3], user [1 4 3] unless a case says otherwise.
+	a, u := []int{1, 2, 3}, []int{1, 4, 3}
+	const x = -1
+	tests := []struct {
+		name        string
+		ids         []int
+		a, u        []int // nil: the default headers
+		mark        bool
+		wantIDs     []int
+		wantActions [][]int
+		wantObs     [][]int
+	}{
+		{name: "implicit turn, then an empty turn, then a turn",
+			ids:     []int{9, 1, 2, 3, 1, 2, 3, 7},
+			wantIDs: []int{0, x, x, x, x, x, x, 1}, wantActions: [][]int{{9}, {7}}, wantObs: [][]int{nil, nil}},
+		{name: "three consecutive assistant headers",
+			ids:     []int{1, 2, 3, 1, 2, 3, 1, 2, 3, 5},
+			wantIDs: []int{x, x, x, x, x, x, x, x, x, 0}, wantActions: [][]int{{5}}, wantObs: [][]int{nil}},
+		{name: "only headers: assistant, user, assistant (golden only_headers, intended answer)",
+			ids:     []int{1, 2, 3, 1, 4, 3, 1, 2, 3},
+			wantIDs: []int{x, x, x, x, x, x, x, x, x}},
+		{name: "only an assistant header",
+			ids:     []int{1, 2, 3},
+			wantIDs: []int{x, x, x}},
+		{name: "assistant header at the end",
+			ids:     []int{1, 2, 3, 5, 1, 2, 3},
+			wantIDs: []int{x, x, x, 0, x, x, x}, wantActions: [][]int{{5}}, wantObs: [][]int{nil}},
+		{name: "user header at the end",
+			ids:     []int{1, 2, 3, 5, 1, 4, 3},
+			wantIDs: []int{x, x, x, 0, x, x, x}, wantActions: [][]int{{5}}, wantObs: [][]int{nil}},
+		{name: "empty assistant turn before a user turn: a leading observation",
+			ids:     []int{1, 2, 3, 1, 4, 3, 6, 1, 2, 3, 7},
+			wantIDs: []int{x, x, x, x, x, x, x, x, x, x, 0}, wantActions: [][]int{{7}}, wantObs: [][]int{nil}},
+		{name: "empty user turn",
+			ids:     []int{1, 2, 3, 5, 1, 4, 3, 1, 2, 3, 6},
+			wantIDs: []int{x, x, x, 0, x, x, x, x, x, x, 1}, wantActions: [][]int{{5}, {6}}, wantObs: [][]int{nil, nil}},
+		{name: "empty assistant turn mid-response: both observations go to the step before",
+			ids:     []int{1, 2, 3, 5, 1, 4, 3, 6, 1, 2, 3, 1, 4, 3, 8, 1, 2, 3, 7},
+			wantIDs: []int{x, x, x, 0, x, x, x, x, x, x, x, x, x, x, x, x, x, x, 1}, wantActions: [][]int{{5}, {7}}, wantObs: [][]int{{6, 8}, nil}},
+		{name: "the same with MarkObservation: the observation span is marked",
+			ids: []int{1, 2, 3, 5, 1, 4, 3, 6, 1, 2, 3, 1, 4, 3, 8, 1, 2, 3, 7}, mark: true,
+			wantIDs: []int{x, x, x, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, x, x, x, 1}, wantActions: [][]int{{5}, {7}}, wantObs: [][]int{{6, 8}, nil}},
+		{name: "user header right after the implicit turn",
+			ids:     []int{9, 1, 4, 3},
+			wantIDs: []int{0, x, x, x}, wantActions: [][]int{{9}}, wantObs: [][]int{nil}},
+		{name: "headers of two roles overlapping: the leftmost wins",
+			ids: []int{1, 2, 3, 5}, a: []int{1, 2}, u: []int{2, 3},
+			wantIDs: []int{x, x, 0, 0}, wantActions: [][]int{{3, 5}}, wantObs: [][]int{nil}},
+		{name: "one header a prefix of the other: the longer wins",
+			ids: []int{1, 2, 3, 4, 1, 2, 5}, a: []int{1, 2}, u: []int{1, 2, 3},
+			wantIDs: []int{x, x, x, x, x, x, 0}, wantActions: [][]int{{5}}, wantObs: [][]int{nil}},
+		{name: "identical headers: assistant",
+			ids: []int{7, 1, 6, 1, 8}, a: []int{1}, u: []int{1},
+			wantIDs: []int{0, x, 1, x, 2}, wantActions: [][]int{{7}, {6}, {8}}, wantObs: [][]int{nil, nil, nil}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := contextmgr.StepOptions{AssistantHeader: a, UserHeader: u, MarkObservation: tt.mark}
+			if tt.a != nil || tt.u != nil {
+				opts.AssistantHeader, opts.UserHeader = tt.a, tt.u
+			}
+			p := contextmgr.ParseResponseSteps(tt.ids, opts)
+			if !slices.Equal(p.StepIDs, tt.wantIDs) {
+				t.Errorf("step ids %v, want %v", p.StepIDs, tt.wantIDs)
+			}
+			var actions, obs [][]int
+			for _, st := range p.Steps {
+				actions = append(actions, st.ActionTokens)
+				obs = append(obs, st.ObservationTokens)
+			}
+			if !reflect.DeepEqual(actions, tt.wantActions) || !reflect.DeepEqual(obs, tt.wantObs) {
+				t.Errorf("actions %v observations %v, want %v %v", actions, obs, tt.wantActions, tt.wantObs)
+			}
+		})
+	}
+}

@@ -3,7 +3,6 @@ package contextmgr
 import (
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/tokenizer"
@@ -47,92 +46,81 @@ type Step struct {
 
 // StepParse is the result of ParseResponseSteps.
 type StepParse struct {
-	// Segments are the merged role segments, leading observations dropped.
+	// Segments are the turns' non-empty bodies in order, leading
+	// observations dropped; they never overlap and never hold a header
+	// token.
 	Segments []Segment
 	// Steps are the policy actions in order.
 	Steps []Step
 	// StepIDs has one entry per response token: the index of the step whose
-	// action (or, with MarkObservation, observation) holds the token, else
-	// -1 (headers, leading observations).
+	// action (or, with MarkObservation, observation span) holds the token,
+	// else -1 (headers outside an observation span, leading observations).
+	// Ids never decrease along the response, -1s aside.
 	StepIDs []int
 }
 
 // ParseResponseSteps cuts a sample's response ids into steps (reference
-// §7.5): every header opens a segment that runs to the next header; a
-// response that does not start with a header starts with an implicit
-// policy segment; adjacent segments of one role merge; each policy segment
-// opens a step whose observation is the user segments up to the next one.
+// §7.5). Headers are found left to right, never overlapping: at each
+// position the longer of the two headers that matches there is taken (the
+// assistant header when both are the same), and the search goes on after
+// it. Every header opens a turn whose body runs from just after the header
+// to the start of the next header (or the end); a response that does not
+// start with a header starts with an implicit policy turn; turns with an
+// empty body are dropped; leading user turns are dropped. Each remaining
+// policy turn opens a step whose observation is the user turns up to the
+// next policy turn. Header tokens are never part of a step's action; with
+// MarkObservation every token of an observation's span [ObsStart, ObsEnd),
+// the user headers inside it included (as in the reference), gets the
+// step's id.
+//
+// [BUG/QUIRK] fixed: the reference ends a body at the first header that
+// starts strictly after the body's start, so a header directly followed by
+// another header (an empty turn) swallowed that header and the next turn
+// into an overlapping segment: response [9 1 2 3 1 2 3 7] with assistant
+// header [1 2 3] gave step ids [0 -1 -1 -1 1 1 1 2]; here a body ends at
+// the first header starting at or after it, an empty turn makes no
+// segment, and the result is [0 -1 -1 -1 -1 -1 -1 1]. The reference also
+// searched the two headers independently, so occurrences of different
+// roles could overlap; here they cannot. The reference's merge of
+// same-role segments that touch (end == start) never fires once bodies
+// stop at header starts, so there is none: consecutive policy turns are
+// separate steps, as in the reference.
 func ParseResponseSteps(ids []int, opts StepOptions) StepParse {
 	n := len(ids)
-	aHdr := headerPositions(ids, opts.AssistantHeader)
-	uHdr := headerPositions(ids, opts.UserHeader)
-	aBody := bodies(aHdr, len(opts.AssistantHeader))
-	uBody := bodies(uHdr, len(opts.UserHeader))
-	if n > 0 {
-		first := n
-		if len(aHdr) > 0 {
-			first = aHdr[0]
-		}
-		if len(uHdr) > 0 {
-			first = min(first, uHdr[0])
-		}
-		if first > 0 {
-			aHdr = append([]int{0}, aHdr...)
-			aBody = append([]int{0}, aBody...)
-		}
-	}
-	cuts := append(append(slices.Clone(aHdr), uHdr...), n)
-	sort.Ints(cuts)
-	nextCut := func(pos int) int {
-		for _, b := range cuts {
-			if b > pos {
-				return b
-			}
-		}
-		return n
-	}
-
-	var segs []Segment
-	add := func(role string, starts []int) {
-		for _, s := range starts {
-			if e := nextCut(s); s < e {
-				segs = append(segs, Segment{Role: role, Start: s, End: e})
-			}
-		}
-	}
-	add(agentevolver.RoleAssistant, aBody)
-	add(agentevolver.RoleUser, uBody)
-	sort.SliceStable(segs, func(i, j int) bool { return segs[i].Start < segs[j].Start })
-
-	var merged []Segment
-	for _, s := range segs {
-		if k := len(merged) - 1; k >= 0 && merged[k].Role == s.Role && merged[k].End == s.Start {
-			merged[k].End = s.End
-			continue
-		}
-		merged = append(merged, s)
-	}
-	for len(merged) > 0 && merged[0].Role != agentevolver.RoleAssistant {
-		merged = merged[1:]
-	}
 	stepIDs := make([]int, n)
 	for i := range stepIDs {
 		stepIDs[i] = -1
 	}
-	if len(merged) == 0 {
-		return StepParse{StepIDs: stepIDs}
+	hdrs := findHeaders(ids, opts.AssistantHeader, opts.UserHeader)
+
+	var segs []Segment
+	addSeg := func(role string, start, end int) {
+		if start < end {
+			segs = append(segs, Segment{Role: role, Start: start, End: end, Tokens: slices.Clone(ids[start:end])})
+		}
 	}
-	for i := range merged {
-		merged[i].Tokens = slices.Clone(ids[merged[i].Start:merged[i].End])
+	firstHdr := n
+	if len(hdrs) > 0 {
+		firstHdr = hdrs[0].start
+	}
+	addSeg(agentevolver.RoleAssistant, 0, firstHdr) // the implicit policy turn, if any
+	for i, h := range hdrs {
+		end := n
+		if i+1 < len(hdrs) {
+			end = hdrs[i+1].start
+		}
+		addSeg(h.role, h.end, end)
+	}
+	for len(segs) > 0 && segs[0].Role != agentevolver.RoleAssistant {
+		segs = segs[1:]
+	}
+	if len(segs) == 0 {
+		return StepParse{StepIDs: stepIDs}
 	}
 
 	var steps []Step
-	for i := 0; i < len(merged); {
-		a := merged[i]
-		if a.Role != agentevolver.RoleAssistant {
-			i++
-			continue
-		}
+	for i := 0; i < len(segs); {
+		a := segs[i] // segs[i] is a policy turn: leading user turns are gone
 		st := Step{
 			ActionStart:  a.Start,
 			ActionEnd:    a.End,
@@ -141,9 +129,9 @@ func ParseResponseSteps(ids []int, opts StepOptions) StepParse {
 			ActionTokens: slices.Clone(a.Tokens),
 		}
 		j := i + 1
-		for ; j < len(merged) && merged[j].Role != agentevolver.RoleAssistant; j++ {
-			st.ObsEnd = merged[j].End
-			st.ObservationTokens = append(st.ObservationTokens, merged[j].Tokens...)
+		for ; j < len(segs) && segs[j].Role != agentevolver.RoleAssistant; j++ {
+			st.ObsEnd = segs[j].End
+			st.ObservationTokens = append(st.ObservationTokens, segs[j].Tokens...)
 		}
 		if opts.Decode != nil {
 			st.ActionText = opts.Decode(st.ActionTokens)
@@ -164,33 +152,43 @@ func ParseResponseSteps(ids []int, opts StepOptions) StepParse {
 			}
 		}
 	}
-	return StepParse{Segments: merged, Steps: steps, StepIDs: stepIDs}
+	return StepParse{Segments: segs, Steps: steps, StepIDs: stepIDs}
 }
 
-// headerPositions returns the starts of the non-overlapping occurrences of
-// hdr in ids, left to right.
-func headerPositions(ids, hdr []int) []int {
-	if len(hdr) == 0 {
-		return nil
-	}
-	var out []int
-	for p := 0; p <= len(ids)-len(hdr); {
-		if slices.Equal(ids[p:p+len(hdr)], hdr) {
-			out = append(out, p)
-			p += len(hdr)
-			continue
+// header is one header occurrence: ids[start:end] opens a turn of role.
+type header struct {
+	start, end int
+	role       string
+}
+
+// findHeaders returns the header occurrences in ids, left to right and
+// never overlapping: at each position the longer matching header is taken
+// (the assistant header on a tie), and the search resumes after it. An
+// empty header never matches.
+func findHeaders(ids, assistant, user []int) []header {
+	var out []header
+	for p := 0; p < len(ids); {
+		la, lu := matchAt(ids, p, assistant), matchAt(ids, p, user)
+		switch {
+		case la > 0 && la >= lu:
+			out = append(out, header{start: p, end: p + la, role: agentevolver.RoleAssistant})
+			p += la
+		case lu > 0:
+			out = append(out, header{start: p, end: p + lu, role: agentevolver.RoleUser})
+			p += lu
+		default:
+			p++
 		}
-		p++
 	}
 	return out
 }
 
-func bodies(hdrs []int, size int) []int {
-	out := make([]int, len(hdrs))
-	for i, p := range hdrs {
-		out[i] = p + size
+// matchAt returns len(hdr) when ids holds hdr at position p, else 0.
+func matchAt(ids []int, p int, hdr []int) int {
+	if len(hdr) == 0 || p+len(hdr) > len(ids) || !slices.Equal(ids[p:p+len(hdr)], hdr) {
+		return 0
 	}
-	return out
+	return len(hdr)
 }
 
 // StepHeaders derives the assistant and user headers for ParseResponseSteps
