@@ -9,6 +9,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/org/agentevolver/internal/config"
 	"github.com/org/agentevolver/internal/fsutil"
 )
 
@@ -44,7 +45,9 @@ const DefaultQuickSteps = 2
 // do not exist, when the runs are planned.
 type File struct {
 	// Name names the experiment: outputs go to <root>/<Name>. It must be a
-	// single path segment of letters, digits, '.', '_' and '-'.
+	// single path segment of 1 to 64 letters, digits, '.', '_' and '-',
+	// starting with a letter or digit, not ending with '.', and not a
+	// Windows device name (nul, com1, ...).
 	Name string `yaml:"name"`
 	// Description says what the experiment measures; it is not used.
 	Description string `yaml:"description,omitempty"`
@@ -143,10 +146,16 @@ func Parse(data []byte, dir string) (File, error) {
 	return f, nil
 }
 
-// decode decodes data strictly into a File. The YAML decoder panics on some
+// decode decodes data strictly into a File. YAML whose aliases or merge
+// keys would expand far past its size (an alias bomb), or that has more keys
+// or deeper nesting than the decoder handles in linear time, is rejected
+// before decoding (see config.CheckYAML). The YAML decoder panics on some
 // malformed input (goccy/go-yaml#735: a tag on a scalar where a list is
 // expected, as in "set: !x"); such a panic is an ErrInvalid error.
 func decode(data []byte) (f File, err error) {
+	if err := config.CheckYAML(data); err != nil {
+		return File{}, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			f, err = File{}, fmt.Errorf("%w: malformed YAML (the decoder failed: %v)", ErrInvalid, r)
@@ -158,17 +167,47 @@ func decode(data []byte) (f File, err error) {
 	return f, nil
 }
 
-// segment is a name that is safe as one path segment everywhere.
+// segment is a name that is safe as one path segment everywhere: it cannot
+// be empty, ".", "..", absolute or hold a separator. checkName adds the
+// rules a pattern says less clearly.
 var segment = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
+// windowsDevice matches the names Windows reserves for devices, with or
+// without an extension ("nul", "COM1.txt"): as a directory name they do not
+// name a directory there.
+var windowsDevice = regexp.MustCompile(`(?i)^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$`)
+
+// checkName reports a name that is not a single safe path element: the
+// experiment and arm names become directories under the output root, so
+// "", ".", "..", "../x", "a/b", `a\b` and absolute paths are refused, and so
+// are names that some file systems would change or refuse (a trailing '.',
+// Windows device names), so that a file works the same everywhere.
 func checkName(what, name string) error {
 	if name == "" {
 		return fmt.Errorf("%s is missing", what)
 	}
-	if !segment.MatchString(name) {
-		return fmt.Errorf("%s %q must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", what, name)
+	if !segment.MatchString(name) || !filepath.IsLocal(name) || filepath.Base(name) != name {
+		return fmt.Errorf("%s %q must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit (it names a directory)", what, name)
+	}
+	if strings.HasSuffix(name, ".") {
+		return fmt.Errorf("%s %q must not end with '.' (it names a directory, and some file systems drop the dot)", what, name)
+	}
+	if windowsDevice.MatchString(name) {
+		return fmt.Errorf("%s %q is a device name on Windows; it cannot name a directory there", what, name)
 	}
 	return nil
+}
+
+// inside joins elems to root and checks that the result lies strictly
+// inside root (lexically: symbolic links are not followed), so that no name
+// can make the experiment write or delete outside its output root.
+func inside(root string, elems ...string) (string, error) {
+	path := filepath.Join(append([]string{root}, elems...)...)
+	rel, err := filepath.Rel(filepath.Clean(root), path)
+	if err != nil || rel == "." || !filepath.IsLocal(rel) {
+		return "", fmt.Errorf("%w: %s is not inside %s", ErrInvalid, path, root)
+	}
+	return path, nil
 }
 
 func (f *File) check() error {

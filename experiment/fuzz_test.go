@@ -10,9 +10,10 @@ import (
 
 // FuzzParse feeds arbitrary text to the experiment-file parser: it must
 // reject it with ErrInvalid or return a file that keeps every promise of
-// Parse (a safe name, seeds and arms present and unique, budgets not
-// negative, overrides of the form key=value), and that file must survive
-// a round trip through YAML. It must never panic.
+// Parse (a safe name whose directory stays inside the output root, seeds
+// and arms present and unique, budgets not negative, overrides of the form
+// key=value), and that file must survive a round trip through YAML. It must
+// never panic, and the corpus's alias bomb must be rejected at once.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(goodFile))
 	f.Add([]byte(twoArms))
@@ -31,13 +32,13 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if !segment.MatchString(file.Name) || len(file.Seeds) == 0 || len(file.Arms) == 0 || file.Steps < 0 || file.Quick.Steps < 0 {
+		if checkName("name", file.Name) != nil || len(file.Seeds) == 0 || len(file.Arms) == 0 || file.Steps < 0 || file.Quick.Steps < 0 {
 			t.Fatalf("Parse accepted %+v", file)
 		}
 		names := map[string]bool{}
 		for _, a := range file.Arms {
 			key := strings.ToLower(a.Name)
-			if !segment.MatchString(a.Name) || names[key] {
+			if checkName("arm", a.Name) != nil || names[key] {
 				t.Fatalf("Parse accepted arm %q in %+v", a.Name, file)
 			}
 			names[key] = true
@@ -53,6 +54,11 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("Parse accepted repeated seed %d", s)
 			}
 			seeds[s] = true
+		}
+		for _, name := range []string{file.Name, file.Name + QuickSuffix} {
+			if _, err := inside("runs", name); err != nil {
+				t.Fatalf("Parse accepted name %q, which leaves the output root: %v", file.Name, err)
+			}
 		}
 		if got := file.runSeeds(true); len(got) == 0 {
 			t.Fatalf("no quick seeds for %+v", file)

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/org/agentevolver/internal/config"
@@ -64,7 +63,10 @@ type Plan struct {
 // error (the budget is the same for every arm by construction); values the
 // base sets for them are replaced, except that trainer.rl_steps is the
 // budget when the file gives no steps. Within a layer, files come first,
-// then its inline mapping, then its overrides. Errors wrap [ErrInvalid].
+// then its inline mapping, then its overrides. Every directory of the plan
+// is checked to lie inside the output root (opts.OutputRoot, or
+// DefaultOutputRoot): <root>/<name>, and <root>/<name>/<arm>/seed-<seed>
+// for each run. Errors wrap [ErrInvalid].
 func NewPlan(f File, opts Options) (Plan, error) {
 	if err := f.check(); err != nil {
 		return Plan{}, fmt.Errorf("%w: %w", ErrInvalid, err)
@@ -80,7 +82,9 @@ func NewPlan(f File, opts Options) (Plan, error) {
 	if opts.Quick {
 		p.Name += QuickSuffix
 	}
-	p.Dir = filepath.Join(cmp.Or(opts.OutputRoot, DefaultOutputRoot), p.Name)
+	if p.Dir, err = inside(cmp.Or(opts.OutputRoot, DefaultOutputRoot), p.Name); err != nil {
+		return Plan{}, err
+	}
 
 	baseFiles, err := layers.files("base", "base", f.Base)
 	if err != nil {
@@ -144,7 +148,10 @@ func NewPlan(f File, opts Options) (Plan, error) {
 // job resolves the configuration of one arm × seed.
 func (p Plan) job(layers layerWriter, arm string, seed int64, files []string) (Job, error) {
 	name := fmt.Sprintf("%s-%s-s%d", p.Name, arm, seed)
-	dir := runDir(p.Dir, arm, seed)
+	dir, err := runDir(p.Dir, arm, seed)
+	if err != nil {
+		return Job{}, err
+	}
 	owned, err := layers.files(fmt.Sprintf("run %q", name), "run-"+name, Layer{Config: map[string]any{
 		"trainer": map[string]any{
 			"seed":            seed,
@@ -167,9 +174,12 @@ func (p Plan) job(layers layerWriter, arm string, seed int64, files []string) (J
 	return Job{Arm: arm, Seed: seed, Config: cfg}, nil
 }
 
-// runDir is the output directory of one arm × seed.
-func runDir(dir, arm string, seed int64) string {
-	return filepath.Join(dir, arm, "seed-"+strconv.FormatInt(seed, 10))
+// runDir is the output directory of one arm × seed, inside dir.
+func runDir(dir, arm string, seed int64) (string, error) {
+	if err := checkName("arm", arm); err != nil {
+		return "", fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	return inside(dir, arm, "seed-"+strconv.FormatInt(seed, 10))
 }
 
 // checkOwned reports a layer that changed one of the keys the experiment
@@ -207,7 +217,10 @@ func (w layerWriter) files(what, name string, l Layer) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrInvalid, what, err)
 	}
-	path := filepath.Join(w.dir, name+".yaml")
+	path, err := inside(w.dir, name+".yaml")
+	if err != nil {
+		return nil, err
+	}
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		return nil, fmt.Errorf("experiment: %w", err)
 	}

@@ -65,7 +65,9 @@ func Run(ctx context.Context, f File, opts Options) (Comparison, error) {
 // the comparison with an error wrapping [ErrRunFailed]. When ctx is
 // cancelled, the run in progress stops, is recorded as interrupted, and Run
 // returns what finished with an error wrapping ctx.Err(). Only a failure to
-// write the results stops Run early otherwise.
+// write the results stops Run early otherwise. A plan with a job of an arm
+// it does not have, or whose output directory is not strictly inside p.Dir,
+// runs nothing and is an error wrapping [ErrInvalid].
 func (p Plan) Run(ctx context.Context, opts Options) (Comparison, error) {
 	log := opts.Logger
 	if log == nil {
@@ -74,6 +76,9 @@ func (p Plan) Run(ctx context.Context, opts Options) (Comparison, error) {
 	progress := opts.Progress
 	if progress == nil {
 		progress = io.Discard
+	}
+	if err := p.check(); err != nil {
+		return Comparison{}, err
 	}
 	c := Comparison{Name: p.Name, Quick: p.Quick, Steps: p.Steps, Arms: make([]ArmResult, len(p.Arms))}
 	arm := make(map[string]int, len(p.Arms))
@@ -91,10 +96,7 @@ func (p Plan) Run(ctx context.Context, opts Options) (Comparison, error) {
 			interrupted = err
 			break
 		}
-		a, ok := arm[job.Arm]
-		if !ok {
-			return c, fmt.Errorf("%w: job %d names arm %q, which the plan does not have", ErrInvalid, i, job.Arm)
-		}
+		a := arm[job.Arm] // p.check saw every job's arm
 		fmt.Fprintf(progress, "[%d/%d] %s seed %d: training in %s\n", i+1, len(p.Jobs), job.Arm, job.Seed, job.Config.Trainer.OutputDir)
 		log.Info("experiment: run", "experiment", p.Name, "arm", job.Arm, "seed", job.Seed, "dir", job.Config.Trainer.OutputDir)
 		res := runJob(ctx, opts, job)
@@ -137,6 +139,32 @@ func (p Plan) Run(ctx context.Context, opts Options) (Comparison, error) {
 		return c, fmt.Errorf("%w: %d of %d runs of %s failed", ErrRunFailed, failed, len(p.Jobs), p.Name)
 	}
 	return c, nil
+}
+
+// check reports a plan Run must not carry out, before anything runs: a
+// job of an arm the plan does not have, or one whose output directory (which
+// Run empties) is not strictly inside p.Dir. NewPlan makes neither; a plan
+// built or edited by hand may.
+func (p Plan) check() error {
+	if p.Dir == "" {
+		return fmt.Errorf("%w: the plan has no output directory", ErrInvalid)
+	}
+	arms := make(map[string]bool, len(p.Arms))
+	for _, a := range p.Arms {
+		arms[a] = true
+	}
+	for i, job := range p.Jobs {
+		if !arms[job.Arm] {
+			return fmt.Errorf("%w: job %d names arm %q, which the plan does not have", ErrInvalid, i, job.Arm)
+		}
+		dir := job.Config.Trainer.OutputDir
+		rel, err := filepath.Rel(filepath.Clean(p.Dir), filepath.Clean(dir))
+		if err != nil || rel == "." || !filepath.IsLocal(rel) {
+			return fmt.Errorf("%w: job %d (arm %q seed %d) writes to %q, which is not inside the experiment's directory %s",
+				ErrInvalid, i, job.Arm, job.Seed, dir, p.Dir)
+		}
+	}
+	return nil
 }
 
 // writeResults writes comparison.json and the plot; with nothing to plot it
@@ -192,6 +220,7 @@ func runJob(ctx context.Context, opts Options, job Job) SeedResult {
 // writeConfig records a run's resolved configuration beside its output
 // directory (not in it: the trainer starts in an empty directory).
 func writeConfig(path string, cfg trainer.Config) error {
+	cfg.Env.Token = "" // a secret, not part of the record
 	data, err := yaml.Marshal(cfg)
 	if err != nil {
 		return fmt.Errorf("encode the configuration: %w", err)
