@@ -3,6 +3,7 @@ package envclient
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -48,14 +49,23 @@ type Client struct {
 
 var _ Env = (*Client)(nil)
 
-// New returns a Client for cfg. It fails only when cfg.BaseURL is not an
-// absolute http or https URL without query or fragment.
+// New returns a Client for cfg. It fails when cfg.BaseURL is not an
+// absolute http or https URL without query or fragment, when cfg.Token
+// cannot be sent in a header, when cfg.CAFile cannot be read, and when
+// TLSConfig or CAFile is combined with HTTPClient.
 func New(cfg Config) (*Client, error) {
 	base, err := normaliseBaseURL(cfg.BaseURL)
 	if err != nil {
 		return nil, err
 	}
-	cfg = cfg.withDefaults()
+	cfg, err = cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Token != "" && cleartextToNetwork(base) {
+		cfg.Logger.Warn("envclient: the env service token will cross the network in clear text; use an https BaseURL",
+			"base_url", base)
+	}
 	return &Client{cfg: cfg, base: base, hc: cfg.HTTPClient, log: cfg.Logger}, nil
 }
 
@@ -129,7 +139,7 @@ func (c *Client) envType(t string) string {
 // (Config.Fallback, and the caller has not given up), logging the
 // substitution.
 func (c *Client) useFallback(ctx context.Context, route string, err error) bool {
-	if !c.cfg.Fallback || ctx.Err() != nil {
+	if !c.cfg.Fallback || ctx.Err() != nil || errors.Is(err, ErrUnauthorized) {
 		return false
 	}
 	c.log.WarnContext(ctx, "envclient: returning fallback result", "route", route, "err", err)
@@ -175,9 +185,12 @@ func (c *Client) taskIDs(ctx context.Context, envType, split string) ([]string, 
 // Create starts an instance of envType (empty means Config.EnvType) on
 // taskID. An empty instanceID lets the server choose one. The returned
 // state's Info["instance_id"] always holds the instance's id: the server's
-// if it reported one, else the requested one. A server that chose an id but
-// did not report it is ErrBadResponse (the instance is then unreachable and
-// left to the server's idle reaper).
+// if it reported one, else the requested one. Use that id, not the
+// requested one, for the instance's other calls: a Go env service mints its
+// own id for a caller it does not trust (one without the token, unless it
+// runs with TrustClientIDs) whatever instanceID asked for. A server that
+// chose an id but did not report it is ErrBadResponse (the instance is then
+// unreachable and left to the server's idle reaper).
 //
 // Create is not retried once the request may have reached the server (see
 // Config.RetryNonIdempotent): a second create would start a second instance.

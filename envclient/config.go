@@ -1,9 +1,16 @@
 package envclient
 
 import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
+	"net/url"
+	"os"
 	"time"
 )
 
@@ -45,8 +52,30 @@ type Config struct {
 
 	// HTTPClient sends the requests. Nil means a client of its own with a
 	// connection pool sized for many parallel episodes. Its Timeout, if
-	// any, applies on top of the per-attempt timeout below.
+	// any, applies on top of the per-attempt timeout below. A client given
+	// here brings its own TLS settings: TLSConfig and CAFile must then be
+	// unset.
 	HTTPClient *http.Client
+
+	// Token is the env service's bearer token (envservice.ServerConfig.Token,
+	// "agentevolver serve-env --token"). When set, every request carries
+	// "Authorization: Bearer <Token>"; empty sends no such header. It must
+	// be printable ASCII without spaces. The Client never logs it. Over
+	// plain http it crosses the network in clear text, so New logs a warning
+	// when BaseURL is http and not a loopback address. A service that
+	// rejects the token (401 or 403) yields ErrUnauthorized at once, never
+	// retried and never replaced by a Fallback placeholder.
+	Token string
+
+	// TLSConfig configures TLS for an https BaseURL when HTTPClient is nil,
+	// for example RootCAs holding the certificate of a self-signed env
+	// service. Nil means Go's defaults (the system's roots). It is cloned.
+	TLSConfig *tls.Config
+	// CAFile is a PEM file of CA certificates to trust for an https BaseURL
+	// instead of the system's roots (or in addition to TLSConfig.RootCAs),
+	// for a self-signed serve-env certificate; the certificate itself will
+	// do. Empty means none. New reads it and fails if it holds none.
+	CAFile string
 
 	// Timeout is the least time one attempt (request and whole response)
 	// may take; each attempt draws its limit uniformly from
@@ -82,8 +111,9 @@ type Config struct {
 	// Fallback makes every method return the Python standalone client's
 	// placeholder result instead of an error once retries are exhausted
 	// (see the package documentation for the payloads). Each substitution
-	// is logged at warning level. Cancellation of ctx is still returned as
-	// an error. Off by default: a placeholder looks like real data.
+	// is logged at warning level. Cancellation of ctx and ErrUnauthorized
+	// (a configuration mistake, not a passing failure) are still returned
+	// as errors. Off by default: a placeholder looks like real data.
 	Fallback bool
 
 	// MaxResponseBytes bounds the body of a response; a larger one fails
@@ -99,13 +129,26 @@ type Config struct {
 	Rand *rand.Rand
 }
 
-// withDefaults returns cfg with zero fields replaced by their defaults.
-func (cfg Config) withDefaults() Config {
+// withDefaults returns cfg with zero fields replaced by their defaults,
+// reading CAFile. It fails on TLS settings it cannot apply and on a Token
+// that cannot be sent.
+func (cfg Config) withDefaults() (Config, error) {
+	if cfg.Token != "" && !validToken(cfg.Token) {
+		// The token is not repeated: it is a secret.
+		return Config{}, errors.New("envclient: Config.Token must be printable ASCII without spaces")
+	}
 	if cfg.EnvType == "" {
 		cfg.EnvType = DefaultEnvType
 	}
 	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = newHTTPClient()
+		tlsConfig, err := clientTLS(cfg.TLSConfig, cfg.CAFile)
+		if err != nil {
+			return Config{}, err
+		}
+		cfg.HTTPClient = newHTTPClient(tlsConfig)
+	} else if cfg.TLSConfig != nil || cfg.CAFile != "" {
+		return Config{}, errors.New("envclient: Config.TLSConfig and CAFile apply to the Client's own transport; " +
+			"with Config.HTTPClient, set its transport's TLSClientConfig instead")
 	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
@@ -134,18 +177,78 @@ func (cfg Config) withDefaults() Config {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return cfg
+	return cfg, nil
+}
+
+// validToken reports whether tok can be sent as a bearer credential:
+// printable ASCII without spaces.
+func validToken(tok string) bool {
+	for i := 0; i < len(tok); i++ {
+		if c := tok[i]; c <= ' ' || c >= 0x7f {
+			return false
+		}
+	}
+	return tok != ""
+}
+
+// clientTLS merges TLSConfig and the certificates of caFile; nil when both
+// are unset.
+func clientTLS(base *tls.Config, caFile string) (*tls.Config, error) {
+	if base == nil && caFile == "" {
+		return nil, nil
+	}
+	cfg := &tls.Config{}
+	if base != nil {
+		cfg = base.Clone()
+	}
+	if caFile == "" {
+		return cfg, nil
+	}
+	pem, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, fmt.Errorf("envclient: reading CAFile: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if cfg.RootCAs != nil {
+		pool = cfg.RootCAs.Clone()
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("envclient: CAFile %s holds no PEM certificate", caFile)
+	}
+	cfg.RootCAs = pool
+	return cfg, nil
+}
+
+// cleartextToNetwork reports whether base is a plain-http URL whose host
+// is not a loopback address, where a token would cross the network in
+// clear text.
+func cleartextToNetwork(base string) bool {
+	u, err := url.Parse(base)
+	if err != nil || u.Scheme != "http" {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip == nil || !ip.IsLoopback()
 }
 
 // newHTTPClient returns a client whose transport keeps enough idle
 // connections for the many parallel episodes a trainer runs against one env
-// service (net/http keeps only two per host by default).
-func newHTTPClient() *http.Client {
-	t := &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true}
+// service (net/http keeps only two per host by default). It keeps the
+// standard transport's 90 s idle-connection timeout, below the env
+// service's, so that the client, not the server, ends an idle connection.
+func newHTTPClient(tlsConfig *tls.Config) *http.Client {
+	t := &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true, IdleConnTimeout: 90 * time.Second}
 	if std, ok := http.DefaultTransport.(*http.Transport); ok {
 		t = std.Clone()
 	}
 	t.MaxIdleConns = 256
 	t.MaxIdleConnsPerHost = 128
+	if tlsConfig != nil {
+		t.TLSClientConfig = tlsConfig
+	}
 	return &http.Client{Transport: t}
 }

@@ -22,7 +22,8 @@
 //
 // HTTP errors are *StatusError and transport failures *TransportError; both
 // unwrap to a sentinel for errors.Is: ErrInstanceNotFound (400 "Instance
-// <id> not found!"), ErrBadRequest (other 4xx), ErrTooManyInstances (429),
+// <id> not found!"), ErrUnauthorized (401 or 403: the token is missing or
+// wrong), ErrBadRequest (other 4xx), ErrTooManyInstances (429),
 // ErrUnavailable (connection failures, timeouts, 408, 502, 503, 504 that
 // outlast the retries), ErrServer (500 and other statuses). A body that
 // cannot be decoded, or one larger than Config.MaxResponseBytes, is
@@ -50,13 +51,32 @@
 //     Step unless Config.RetryNonIdempotent is set: a repeated step acts
 //     twice, a repeated create leaks an instance. Such an error has
 //     TransportError.MayHaveReachedServer set (or a 5xx StatusError).
-//   - anything else (400, 422, 500, malformed bodies): never retried.
+//   - anything else (400, 401, 403, 422, 500, malformed bodies, a server
+//     certificate that is not trusted, a server that does not speak TLS):
+//     never retried.
 //
 // The Python trainer client makes one attempt with a 300 s timeout and
 // retries whole episodes one level up; the standalone client tries three
 // times whatever the failure. This client sits between them and, unless
 // told otherwise, never repeats an action the environment may already have
 // taken.
+//
+// # Authentication, TLS and instance ids
+//
+// A Go env service may require a bearer token (envservice.ServerConfig.Token,
+// "agentevolver serve-env --token"): set Config.Token and every request
+// carries it. A missing or wrong token is ErrUnauthorized, reported at once
+// with a hint to pass the token. For an https BaseURL with a self-signed
+// certificate, Config.CAFile (or Config.TLSConfig) names the certificate to
+// trust.
+//
+// Such a service mints the id of an instance created by a caller it does not
+// trust (one without the token, unless it runs with TrustClientIDs), whatever
+// instance_id the create named, and reports it in the answer's
+// info.instance_id. Create returns it in InitState.Info["instance_id"]
+// (InitState.InstanceID), and callers must use that id from then on; the
+// agent flow does. The Python trainer client, which keeps using the uuid it
+// chose, needs a server that trusts client ids.
 //
 // # Fallback
 //
@@ -68,8 +88,9 @@
 // <id or "">, "task_id": <id or "">}; Step the state [assistant "Step failed
 // (timeout or exception),please retry"], reward 0, not terminated, info
 // {"instance_id": <id>, "task_id": ""}; Evaluate 0; Info null; Release
-// false. A cancelled ctx is still an error. The option is off by default
-// because a placeholder is indistinguishable from data to the trainer.
+// false. A cancelled ctx and ErrUnauthorized are still errors. The option
+// is off by default because a placeholder is indistinguishable from data to
+// the trainer.
 //
 // # Deviations from the reference
 //

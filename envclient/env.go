@@ -73,4 +73,8 @@ var (
 	// ErrNonFiniteScore reports an evaluation that returned NaN or an
 	// infinity: no trainer can learn from it.
 	ErrNonFiniteScore = errors.New("envclient: non-finite score")
+	// ErrUnauthorized reports that the env service refused the request's
+	// credentials (HTTP 401 or 403): its token is missing or wrong. It is
+	// never retried and never replaced by a fallback.
+	ErrUnauthorized = errors.New("envclient: env service refused the token")
 )

@@ -19,6 +19,7 @@ var ErrServer = errors.New("envclient: environment server error")
 // the sentinel that classifies it:
 //
 //	400 "Instance <id> not found!"  ErrInstanceNotFound
+//	401, 403                        ErrUnauthorized
 //	400, 404, 422, other 4xx        ErrBadRequest
 //	408, 502, 503, 504              ErrUnavailable
 //	429                             ErrTooManyInstances
@@ -52,8 +53,15 @@ func (e *StatusError) Error() string {
 	if e.Attempts > 1 {
 		msg += fmt.Sprintf(" (after %d attempts)", e.Attempts)
 	}
+	if e.StatusCode == http.StatusUnauthorized || e.StatusCode == http.StatusForbidden {
+		msg += unauthorizedHint
+	}
 	return msg
 }
+
+// unauthorizedHint tells the user what to do about a 401 or 403.
+const unauthorizedHint = " (the env service requires its token: pass the value it was started with " +
+	"(serve-env --token or $AGENTEVOLVER_ENV_TOKEN) as env.token in the trainer configuration, or envclient.Config.Token)"
 
 // Unwrap returns the sentinel that classifies the status.
 func (e *StatusError) Unwrap() error {
@@ -64,6 +72,8 @@ func statusSentinel(code int, detail string) error {
 	switch {
 	case code == http.StatusBadRequest && isInstanceNotFound(detail):
 		return ErrInstanceNotFound
+	case code == http.StatusUnauthorized, code == http.StatusForbidden:
+		return ErrUnauthorized
 	case code == http.StatusTooManyRequests:
 		return ErrTooManyInstances
 	case code == http.StatusRequestTimeout, code == http.StatusBadGateway,

@@ -35,6 +35,8 @@ func TestStatusErrors(t *testing.T) {
 			{"loc": ["body", "params", 0], "msg": "value is not a valid dict", "type": "type_error.dict"}]}`,
 			"step", ErrBadRequest, "body.messages: none is not an allowed value; body.params.0: value is not a valid dict", 1},
 		{"not found route", 404, `{"detail": "Not Found"}`, "evaluate", ErrBadRequest, "Not Found", 1},
+		{"unauthorized", 401, `{"detail": "invalid bearer token"}`, "evaluate", ErrUnauthorized, "invalid bearer token", 1},
+		{"forbidden on step", 403, `{"detail": "Forbidden"}`, "step", ErrUnauthorized, "Forbidden", 1},
 		{"too many instances", 429, `{"detail": "too many instances (limit 64)"}`, "evaluate", ErrTooManyInstances, "too many instances (limit 64)", 3},
 		{"too many instances on step", 429, `{"detail": "full"}`, "step", ErrTooManyInstances, "full", 3},
 		{"traceback", 500, `{"detail": ` + jsonQuote(traceback) + `}`, "evaluate", ErrServer, traceback, 1},
@@ -62,7 +64,7 @@ func TestStatusErrors(t *testing.T) {
 			if !errors.Is(err, tt.wantSentinel) {
 				t.Fatalf("err = %v, want %v", err, tt.wantSentinel)
 			}
-			for _, other := range []error{ErrInstanceNotFound, ErrBadRequest, ErrTooManyInstances, ErrUnavailable, ErrServer, ErrBadResponse} {
+			for _, other := range []error{ErrInstanceNotFound, ErrUnauthorized, ErrBadRequest, ErrTooManyInstances, ErrUnavailable, ErrServer, ErrBadResponse} {
 				if other != tt.wantSentinel && errors.Is(err, other) {
 					t.Errorf("err also matches %v", other)
 				}
@@ -96,6 +98,7 @@ func TestStatusErrorMessage(t *testing.T) {
 		{StatusError{Route: "/step", StatusCode: 400, Detail: "Instance x not found!", Attempts: 1}, "envclient: /step: HTTP 400: Instance x not found!"},
 		{StatusError{Route: "/create", StatusCode: 429, Detail: "full", Attempts: 3}, "envclient: /create: HTTP 429: full (after 3 attempts)"},
 		{StatusError{Route: "/healthz", StatusCode: 503}, "envclient: /healthz: HTTP 503"},
+		{StatusError{Route: "/step", StatusCode: 401, Detail: "invalid bearer token", Attempts: 1}, "envclient: /step: HTTP 401: invalid bearer token" + unauthorizedHint},
 	}
 	for _, tt := range tests {
 		if got := tt.err.Error(); got != tt.want {

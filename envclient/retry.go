@@ -3,6 +3,7 @@ package envclient
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -101,9 +102,17 @@ func (c *Client) attempt(ctx context.Context, method, route string, body []byte)
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("Accept", "application/json")
+	if c.cfg.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.cfg.Token)
+	}
 
 	resp, err := c.hc.Do(req)
 	if err != nil {
+		if isTLSMismatch(err) {
+			// The handshake failed, so nothing was sent, and a retry
+			// would fail alike.
+			return nil, &failure{transport: err}
+		}
 		return nil, &failure{
 			transport:      attemptError(actx, err, timeout),
 			transient:      true,
@@ -165,6 +174,15 @@ func isDialError(err error) bool {
 	}
 	var dns *net.DNSError
 	return errors.As(err, &dns)
+}
+
+// isTLSMismatch reports a TLS failure that no retry can fix: the server's
+// certificate is not trusted (a self-signed one needs Config.CAFile or
+// TLSConfig) or the server does not speak TLS at all.
+func isTLSMismatch(err error) bool {
+	var verify *tls.CertificateVerificationError
+	var record tls.RecordHeaderError
+	return errors.As(err, &verify) || errors.As(err, &record) || errors.Is(err, http.ErrSchemeMismatch)
 }
 
 // sendTrace records, through httptrace, whether a request was completely

@@ -2,8 +2,10 @@ package envservice_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -63,14 +65,16 @@ func (g *guess) Info(context.Context, map[string]any) (any, error) { return "no 
 func (g *guess) Close() error { return nil }
 
 // Serve an environment over the env-service protocol and play one episode
-// with plain HTTP requests.
+// with plain HTTP requests, as the Python trainer client does: it names its
+// own instance ids and sends no token, so the server must trust client ids
+// (by default it would mint its own).
 func ExampleServer() {
 	m := envservice.NewManager(envservice.ManagerConfig{})
 	if err := m.Register("guess", guessEnv{}); err != nil {
 		panic(err)
 	}
 	defer m.Close()
-	ts := httptest.NewServer(envservice.NewServer(m, envservice.ServerConfig{DefaultEnvType: "guess"}))
+	ts := httptest.NewServer(envservice.NewServer(m, envservice.ServerConfig{DefaultEnvType: "guess", TrustClientIDs: true}))
 	defer ts.Close()
 
 	post := func(path, body string) {
@@ -95,6 +99,57 @@ func ExampleServer() {
 	// 200 {"success":true,"data":1}
 	// 200 {"success":true,"data":null}
 	// 400 {"detail":"Instance demo not found!"}
+}
+
+// Serve an environment on a socket behind a token and reach it with
+// envclient: a client without the token is refused, one with it plays an
+// episode on the instance id the server chose.
+func ExampleServer_Serve() {
+	m := envservice.NewManager(envservice.ManagerConfig{})
+	if err := m.Register("guess", guessEnv{}); err != nil {
+		panic(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	const token = "example-token-0123456789abcdef" // use a random one: openssl rand -hex 32
+	srv := envservice.NewServer(m, envservice.ServerConfig{DefaultEnvType: "guess", Token: token})
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }() // Serve shuts m down when ctx ends
+	base := "http://" + ln.Addr().String()
+
+	stranger, err := envclient.New(envclient.Config{BaseURL: base, EnvType: "guess"})
+	if err != nil {
+		panic(err)
+	}
+	_, err = stranger.Create(ctx, "guess", "7", "", nil)
+	fmt.Println("without the token:", errors.Is(err, envclient.ErrUnauthorized))
+
+	client, err := envclient.New(envclient.Config{BaseURL: base, EnvType: "guess", Token: token})
+	if err != nil {
+		panic(err)
+	}
+	init, err := client.Create(ctx, "guess", "7", "", nil)
+	if err != nil {
+		panic(err)
+	}
+	id := init.InstanceID() // minted by the server
+	res, err := client.Step(ctx, id, agentevolver.Message{Role: agentevolver.RoleAssistant, Content: "7"}, nil)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.State[0].Content, res.IsTerminated)
+	released, _ := client.Release(ctx, id)
+	fmt.Println("released:", released)
+	stop()
+	fmt.Println("serve:", <-served)
+	// Output:
+	// without the token: true
+	// right true
+	// released: true
+	// serve: <nil>
 }
 
 // A Manager is an envclient.Env in process: a trainer can use registered Go

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -98,4 +99,58 @@ func validMethod(method string) bool {
 		}
 	}
 	return true
+}
+
+// FuzzBearerToken feeds arbitrary Authorization values to the parser and to
+// a token-protected handler: the parser never panics and what it accepts is
+// a valid token found in the header that parses back to itself; the handler
+// lets a request through exactly when the header carries the right token,
+// and otherwise answers a JSON 401 that does not repeat what was sent.
+func FuzzBearerToken(f *testing.F) {
+	const token = "fuzz-token-0123456789"
+	for _, s := range []string{
+		"Bearer " + token, "bearer   " + token + " ", "Bearer " + token + "x", "Basic " + token,
+		"Bearer", "Bearer ", "Bearer a b", "Bearer \x00", "Bearer é", "", token, "Bearer\t" + token,
+	} {
+		f.Add(s)
+	}
+	env := newTestEnv()
+	env.noWait = true
+	m := NewManager(ManagerConfig{})
+	defer m.Close()
+	if err := m.Register("test", env); err != nil {
+		f.Fatal(err)
+	}
+	h := NewServer(m, ServerConfig{Token: token})
+	f.Fuzz(func(t *testing.T, header string) {
+		tok, ok := bearerToken(header)
+		if ok {
+			if !validToken(tok) || !strings.Contains(header, tok) {
+				t.Fatalf("bearerToken(%q) = %q, not a valid token from the header", header, tok)
+			}
+			if again, ok := bearerToken("Bearer " + tok); !ok || again != tok {
+				t.Fatalf("token %q does not parse back: %q %v", tok, again, ok)
+			}
+		} else if tok != "" {
+			t.Fatalf("bearerToken(%q) rejected but returned %q", header, tok)
+		}
+		r := httptest.NewRequest(http.MethodPost, "/get_env_profile", strings.NewReader(`{"env_type":"test"}`))
+		r.Header["Authorization"] = []string{header}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if wantOK := ok && tok == token; wantOK != (w.Code == http.StatusOK) {
+			t.Fatalf("header %q: status %d", header, w.Code)
+		}
+		if w.Code == http.StatusOK {
+			return
+		}
+		var d detailBody
+		if w.Code != http.StatusUnauthorized || json.Unmarshal(w.Body.Bytes(), &d) != nil || d.Detail == "" {
+			t.Fatalf("header %q: %d %s, want a 401 with a detail", header, w.Code, w.Body)
+		}
+		sent := strings.TrimSpace(header)
+		if len(sent) > 3 && !strings.Contains(detailNoToken+detailBadToken, sent) && strings.Contains(w.Body.String(), sent) {
+			t.Fatalf("the 401 repeats the header: %s", w.Body)
+		}
+	})
 }

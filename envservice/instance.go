@@ -87,10 +87,11 @@ func (m *Manager) closeInstance(id string, inst Instance) error {
 // maxInstanceIDLen bounds client-chosen instance ids.
 const maxInstanceIDLen = 256
 
-// newInstanceID returns an id in the reference's format,
-// exp_<unix-seconds>_<8 hex digits>.
+// newInstanceID returns an id in the reference's format with a longer
+// random part, exp_<unix-seconds>_<32 hex digits>: 128 random bits (the
+// reference has 32), so that an id the server minted cannot be guessed.
 func newInstanceID(now time.Time) string {
-	var b [4]byte
+	var b [16]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
 	return fmt.Sprintf("exp_%d_%s", now.Unix(), hex.EncodeToString(b[:]))
 }

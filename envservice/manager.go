@@ -224,8 +224,9 @@ func (m *Manager) taskIDs(ctx context.Context, envType, split string, params map
 }
 
 // Create starts an instance of envType on taskID and returns its initial
-// state. An empty instanceID gets a generated one in the reference's format
-// (exp_<unix-seconds>_<8 hex>); either way the id is in
+// state. An empty instanceID gets a generated, unguessable one in the
+// reference's format with 128 random bits (exp_<unix-seconds>_<32 hex>, where
+// the reference has 8 hex digits); either way the id is in
 // InitState.Info["instance_id"]. Creating with an id in use fails with
 // ErrInstanceExists, creating beyond MaxInstances with
 // envclient.ErrTooManyInstances.

@@ -109,8 +109,8 @@ func TestManagerEpisode(t *testing.T) {
 
 	init := mustCreate(t, m, "t2", "")
 	id := init.InstanceID()
-	if !regexp.MustCompile(`^exp_\d+_[0-9a-f]{8}$`).MatchString(id) {
-		t.Fatalf("generated id %q does not look like exp_<secs>_<8 hex>", id)
+	if !regexp.MustCompile(`^exp_\d+_[0-9a-f]{32}$`).MatchString(id) {
+		t.Fatalf("generated id %q does not look like exp_<secs>_<32 hex>", id)
 	}
 	if init.Info["task_id"] != "t2" || len(init.State) != 2 || init.State[1].Content != "Solve t2" {
 		t.Fatalf("init = %+v", init)

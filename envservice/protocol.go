@@ -17,12 +17,20 @@ type request struct {
 	// messages is the raw "messages" object ("{}" when absent).
 	messages json.RawMessage
 	params   map[string]any
+	// trusted is set by the server, not decoded: the caller carried the
+	// token, or the server trusts every caller (ServerConfig.TrustClientIDs),
+	// so a create honours its instanceID.
+	trusted bool
 }
 
 // reply is what a route answers: a status and a JSON-encodable body.
 type reply struct {
 	status int
 	body   any
+	// undo, when set, is called (with the reason) if the answer cannot be
+	// delivered: the client went away first or the write failed. A create
+	// uses it to release the instance nobody will learn the id of.
+	undo func(reason string)
 }
 
 // envelope is the success body of every POST route.
@@ -50,9 +58,13 @@ type validationIssue struct {
 	Type string   `json:"type"`
 }
 
-func ok(data any) reply { return reply{http.StatusOK, envelope{Success: true, Data: data}} }
+func ok(data any) reply {
+	return reply{status: http.StatusOK, body: envelope{Success: true, Data: data}}
+}
 
-func fail(status int, detail string) reply { return reply{status, detailBody{Detail: detail}} }
+func fail(status int, detail string) reply {
+	return reply{status: status, body: detailBody{Detail: detail}}
+}
 
 // Limits on the text an error detail carries.
 const maxDetailLen = 1024
@@ -71,7 +83,7 @@ func decodeRequest(body []byte, defaultEnvType string) (request, *reply) {
 	if err := json.Unmarshal(body, &fields); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) {
-			return req, &reply{http.StatusUnprocessableEntity, validationBody{Detail: []validationIssue{
+			return req, &reply{status: http.StatusUnprocessableEntity, body: validationBody{Detail: []validationIssue{
 				{Loc: []string{"body"}, Msg: "value is not a valid dict", Type: "type_error.dict"},
 			}}}
 		}
@@ -79,7 +91,7 @@ func decodeRequest(body []byte, defaultEnvType string) (request, *reply) {
 		return req, &r
 	}
 	if fields == nil { // the body was JSON null
-		return req, &reply{http.StatusUnprocessableEntity, validationBody{Detail: []validationIssue{
+		return req, &reply{status: http.StatusUnprocessableEntity, body: validationBody{Detail: []validationIssue{
 			{Loc: []string{"body"}, Msg: "field required", Type: "value_error.missing"},
 		}}}
 	}
@@ -125,7 +137,7 @@ func decodeRequest(body []byte, defaultEnvType string) (request, *reply) {
 		}
 	}
 	if len(issues) > 0 {
-		return req, &reply{http.StatusUnprocessableEntity, validationBody{Detail: issues}}
+		return req, &reply{status: http.StatusUnprocessableEntity, body: validationBody{Detail: issues}}
 	}
 	if req.params == nil {
 		req.params = map[string]any{}

@@ -2,15 +2,18 @@ package envservice
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/org/agentevolver"
@@ -30,9 +33,33 @@ const (
 	// DefaultReadHeaderTimeout bounds how long a client may take to send
 	// its request headers.
 	DefaultReadHeaderTimeout = 10 * time.Second
+	// DefaultReadTimeout bounds reading a whole request, headers and body.
+	// A body is at most DefaultMaxBodyBytes (1 MiB), which takes 30 s only
+	// below about 35 KB/s; a client slower than that is stalled or hostile,
+	// and each one it holds is a descriptor and a goroutine.
+	DefaultReadTimeout = 30 * time.Second
+	// DefaultWriteTimeout bounds writing one answer. The clock starts when
+	// the environment has answered, so a step that takes minutes is never
+	// cut; what is bounded is a client that stops reading. Answers are
+	// JSON, usually a few kilobytes.
+	DefaultWriteTimeout = 30 * time.Second
+	// DefaultConnIdleTimeout bounds how long a keep-alive connection may
+	// wait for its next request. It is longer than the 90 s after which Go's
+	// standard transport (and so envclient) drops an idle connection, so
+	// the client closes first and never sends a request on a connection the
+	// server is closing; a connection a client abandons goes within two
+	// minutes.
+	DefaultConnIdleTimeout = 120 * time.Second
+	// DefaultMaxConnections bounds the connections open at once. A trainer
+	// holds one per episode in flight (envclient keeps up to 128 idle per
+	// host), so 1024 leaves room for several trainers while staying below
+	// the usual descriptor limits.
+	DefaultMaxConnections = 1024
 )
 
-// ServerConfig configures a Server. The zero value is ready to use.
+// ServerConfig configures a Server. The zero value is ready to use: plain
+// HTTP, no authentication, server-chosen instance ids and the timeouts
+// below.
 type ServerConfig struct {
 	// MaxBodyBytes caps a request body; larger ones get 413. Zero means
 	// DefaultMaxBodyBytes.
@@ -44,9 +71,67 @@ type ServerConfig struct {
 	// ShutdownTimeout bounds each phase of a graceful shutdown. Zero means
 	// DefaultShutdownTimeout.
 	ShutdownTimeout time.Duration
-	// ReadHeaderTimeout is passed to http.Server. Zero means
+
+	// ReadHeaderTimeout bounds how long a client may take to send a
+	// request's headers (and a TLS handshake). Zero means
 	// DefaultReadHeaderTimeout.
 	ReadHeaderTimeout time.Duration
+	// ReadTimeout bounds reading a whole request, headers and body, from
+	// its first byte; a client that stalls mid-body gets 408 and its
+	// connection is closed. The limit ends once the body is in: the
+	// environment's own time is not counted. Zero means DefaultReadTimeout;
+	// negative means no limit beyond ReadHeaderTimeout. Raise it with
+	// MaxBodyBytes.
+	ReadTimeout time.Duration
+	// WriteTimeout bounds writing one answer, from the moment the
+	// environment has answered: a slow step or create is never cut by it,
+	// only a client that does not read its answer. Zero means
+	// DefaultWriteTimeout; negative means no limit.
+	WriteTimeout time.Duration
+	// ConnIdleTimeout is how long a keep-alive connection may wait for its
+	// next request before the server closes it. Zero means
+	// DefaultConnIdleTimeout; negative means no limit. (It is unrelated to
+	// ManagerConfig.IdleTimeout, which reaps instances.)
+	ConnIdleTimeout time.Duration
+	// MaxConnections bounds the connections open at once, idle keep-alive
+	// ones included. Further connections wait in the listen backlog until
+	// one closes; they are not refused. Zero means DefaultMaxConnections;
+	// negative means no bound.
+	MaxConnections int
+
+	// Token, when set, is a shared secret every request but GET /healthz
+	// must carry as "Authorization: Bearer <Token>" (envclient.Config.Token
+	// sends it); others get 401 with a {"detail": ...} body. It must be
+	// printable ASCII without spaces (Serve refuses it otherwise); use a
+	// long random one, such as 32 random bytes in hex. It is compared in
+	// constant time and never logged. Over plain HTTP it crosses the
+	// network in clear text: on anything but loopback, use TLS too.
+	Token string
+	// TrustClientIDs honours the instance_id a create request names, as the
+	// reference does. By default a create from a caller without the token
+	// gets an unguessable id minted by the server whatever it asked for, so
+	// that one local process cannot step or release another's instances by
+	// guessing their ids; the id is in the answer's info.instance_id, which
+	// envclient.Client and the agent flow use. A request that carried the
+	// valid Token is always trusted. Set this for clients that choose their
+	// own ids and cannot send a token, such as the Python AgentEvolver
+	// trainer (which names each instance with a uuid and never reads the id
+	// back), and only where every process that can reach the server is
+	// trusted.
+	TrustClientIDs bool
+
+	// TLSCertFile and TLSKeyFile are PEM files of a certificate (chain
+	// first) and its private key; when set, Serve speaks HTTPS (HTTP/1.1
+	// and HTTP/2) only. They must be set together. They are read when Serve
+	// starts.
+	TLSCertFile string
+	// TLSKeyFile is the private key of TLSCertFile.
+	TLSKeyFile string
+	// TLSConfig, when not nil, also makes Serve speak HTTPS, with this
+	// configuration (cloned; the certificate of TLSCertFile, if any, is
+	// added to its Certificates). Nil with no TLSCertFile means plain HTTP.
+	TLSConfig *tls.Config
+
 	// Logger receives request logs (debug) and lifecycle logs (info). Nil
 	// discards them.
 	Logger *slog.Logger
@@ -57,27 +142,56 @@ type ServerConfig struct {
 // /get_info and /release with a JSON body {env_type, task_id, instance_id,
 // messages, params}, answering {"success": true, "data": ...}, and GET
 // /healthz answering plain "OK". Errors are {"detail": "..."} with status
-// 400 (a bad request, a missing field, an unknown instance or env_type), 413
-// (body too large), 422 (schema violation, in FastAPI's shape), 429 (at the
-// instance limit), 404, 405, 500 (environment failure) or 503 (shutting
-// down). Repeated slashes in paths are tolerated without a redirect, since
-// the Python trainer client posts to //get_env_profile.
+// 400 (a bad request, a missing field, an unknown instance or env_type), 401
+// (a missing or wrong token, when ServerConfig.Token is set), 408 (a body
+// that did not arrive within ReadTimeout), 413 (body too large), 422
+// (schema violation, in FastAPI's shape), 429 (at the instance limit), 404,
+// 405, 500 (environment failure) or 503 (shutting down). Repeated slashes in
+// paths are tolerated without a redirect, since the Python trainer client
+// posts to //get_env_profile.
 //
 // Deviations from the reference: /get_env_profile reports a missing or
 // unknown env_type as 400 with a clear detail (the reference answers 500
 // with a Python traceback for any error there) and forwards params to the
 // environment's TaskIDs; a 500 detail is a short message, never a stack
-// trace; an instance limit exists (429).
+// trace; an instance limit exists (429); requests can be required to carry
+// a token; and a create from an untrusted caller gets a server-minted id
+// instead of the one it named (see ServerConfig.TrustClientIDs). The
+// Python-compatible behaviour, client-chosen ids without authentication, is
+// ServerConfig{TrustClientIDs: true}.
+//
+// A create whose answer cannot be delivered (the client went away while
+// the environment built the instance, or writing the answer failed) has its
+// instance released at once: with a minted id the client could never
+// release it. An answer that reaches the client's socket but not the
+// client is beyond the server's sight; such an instance is reaped once
+// idle (ManagerConfig.IdleTimeout).
 //
 // A Server is an http.Handler; Serve and ListenAndServe run it with a
-// graceful shutdown.
+// graceful shutdown, the timeouts and connection bound of ServerConfig and
+// optional TLS. Used as a plain handler (httptest, another mux), the token,
+// id, body and WriteTimeout rules still apply; ReadTimeout, ConnIdleTimeout,
+// MaxConnections and TLS are then the embedding http.Server's business.
 type Server struct {
 	m                 *Manager
 	maxBodyBytes      int64
 	defaultEnvType    string
 	shutdownTimeout   time.Duration
 	readHeaderTimeout time.Duration
+	readTimeout       time.Duration // negative: none
+	writeTimeout      time.Duration // negative: none
+	connIdleTimeout   time.Duration // negative: none
+	maxConnections    int           // negative: no bound
+	hasToken          bool
+	tokenOK           bool // Token is sendable; Serve refuses to start otherwise
+	tokenHash         [sha256.Size]byte
+	trustClientIDs    bool
+	tlsCertFile       string
+	tlsKeyFile        string
+	tlsConfig         *tls.Config
 	log               *slog.Logger
+
+	ignoredIDOnce sync.Once // one warning about ignored client ids
 }
 
 // NewServer returns a Server for m.
@@ -88,6 +202,17 @@ func NewServer(m *Manager, cfg ServerConfig) *Server {
 		defaultEnvType:    cfg.DefaultEnvType,
 		shutdownTimeout:   cfg.ShutdownTimeout,
 		readHeaderTimeout: cfg.ReadHeaderTimeout,
+		readTimeout:       orDefault(cfg.ReadTimeout, DefaultReadTimeout),
+		writeTimeout:      orDefault(cfg.WriteTimeout, DefaultWriteTimeout),
+		connIdleTimeout:   orDefault(cfg.ConnIdleTimeout, DefaultConnIdleTimeout),
+		maxConnections:    cfg.MaxConnections,
+		hasToken:          cfg.Token != "",
+		tokenOK:           cfg.Token == "" || validToken(cfg.Token),
+		tokenHash:         tokenHash(cfg.Token),
+		trustClientIDs:    cfg.TrustClientIDs,
+		tlsCertFile:       cfg.TLSCertFile,
+		tlsKeyFile:        cfg.TLSKeyFile,
+		tlsConfig:         cfg.TLSConfig,
 		log:               cfg.Logger,
 	}
 	if s.maxBodyBytes <= 0 {
@@ -102,10 +227,21 @@ func NewServer(m *Manager, cfg ServerConfig) *Server {
 	if s.readHeaderTimeout <= 0 {
 		s.readHeaderTimeout = DefaultReadHeaderTimeout
 	}
+	if s.maxConnections == 0 {
+		s.maxConnections = DefaultMaxConnections
+	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	return s
+}
+
+// orDefault returns d, or def when d is zero.
+func orDefault(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
 }
 
 // route returns the handler of a POST route, or nil.
@@ -135,18 +271,28 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := cleanPath(r.URL.Path)
 	var rep reply
 	var req request
+	var denied *reply
+	if s.hasToken && path != healthPath {
+		// Checked before the route, so that strangers learn nothing of it,
+		// and before the body, so that they cannot make the server read one.
+		denied = s.authenticate(w, r)
+	}
 	switch rt := s.route(path); {
 	case path == healthPath:
+		// Open to all, so that probes need no secret.
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
 			rep = fail(http.StatusMethodNotAllowed, "Method Not Allowed")
 			break
 		}
+		s.startWrite(w)
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusOK)
 		_, _ = io.WriteString(w, "OK")
 		s.logRequest(r, path, http.StatusOK, start, req)
 		return
+	case denied != nil:
+		rep = *denied
 	case rt == nil:
 		rep = fail(http.StatusNotFound, "Not Found")
 	case r.Method != http.MethodPost:
@@ -159,9 +305,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			rep = *errRep
 			break
 		}
+		// A caller with the token is always trusted (authenticate let it
+		// through).
+		req.trusted = s.hasToken || s.trustClientIDs
 		rep = rt(r.Context(), req)
 	}
-	s.write(w, rep)
+	if rep.undo != nil && r.Context().Err() != nil {
+		rep.undo("the client went away before the answer was written")
+		rep = fail(http.StatusServiceUnavailable, "request cancelled")
+	}
+	if err := s.write(w, rep); err != nil && rep.undo != nil {
+		rep.undo("writing the answer failed: " + err.Error())
+	}
 	s.logRequest(r, path, rep.status, start, req)
 }
 
@@ -187,24 +342,50 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request) (request, *
 		if errors.As(err, &maxErr) {
 			return request{}, &tooLarge
 		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			// ReadTimeout ran out mid-body; net/http closes the connection
+			// after this answer.
+			w.Header().Set("Connection", "close")
+			rep := fail(http.StatusRequestTimeout, "timed out reading the request body")
+			return request{}, &rep
+		}
 		rep := fail(http.StatusBadRequest, "reading request body: "+truncate(err.Error(), 200))
 		return request{}, &rep
 	}
 	return decodeRequest(body, s.defaultEnvType)
 }
 
-// write encodes rep. A body that cannot be encoded (an environment's result
-// holding a channel, say) becomes a 500.
-func (s *Server) write(w http.ResponseWriter, rep reply) {
+// write encodes and sends rep. A body that cannot be encoded (an
+// environment's result holding a channel, say) becomes a 500. When rep has
+// an undo, the answer is flushed and an error returned if it could not be
+// written.
+func (s *Server) write(w http.ResponseWriter, rep reply) error {
 	data, err := json.Marshal(rep.body)
 	if err != nil {
 		s.log.Warn("encoding env-service reply", "err", err)
 		rep = fail(http.StatusInternalServerError, "environment returned a result that cannot be encoded as JSON")
 		data, _ = json.Marshal(rep.body)
 	}
+	s.startWrite(w)
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(data)))
 	w.WriteHeader(rep.status)
-	_, _ = w.Write(data)
+	if _, err := w.Write(data); err != nil {
+		return err
+	}
+	if rep.undo == nil {
+		return nil
+	}
+	return http.NewResponseController(w).Flush()
+}
+
+// startWrite starts the WriteTimeout clock for the answer about to be
+// written. (http.Server's own WriteTimeout would start when the request
+// has been read and so cut long steps.)
+func (s *Server) startWrite(w http.ResponseWriter) {
+	if s.writeTimeout > 0 {
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.writeTimeout))
+	}
 }
 
 // cleanPath collapses repeated slashes and drops a trailing one, so that
@@ -249,11 +430,32 @@ func (s *Server) create(ctx context.Context, req request) reply {
 	case req.taskID == "":
 		return fail(http.StatusBadRequest, "task_id is required")
 	}
-	init, err := s.m.Create(ctx, req.envType, req.taskID, req.instanceID, req.params)
+	id := req.instanceID
+	if !req.trusted && id != "" {
+		s.ignoredIDOnce.Do(func() {
+			s.log.Warn("ignoring the instance ids clients choose: creates get server-minted ids, returned in info.instance_id; " +
+				"clients that keep using their own ids (the Python trainer) need the token or TrustClientIDs (serve-env --token or --trust-client-ids)")
+		})
+		id = ""
+	}
+	init, err := s.m.Create(ctx, req.envType, req.taskID, id, req.params)
 	if err != nil {
 		return s.errorReply(ctx, err)
 	}
-	return ok(init)
+	rep := ok(init)
+	made := init.InstanceID()
+	rep.undo = func(why string) { s.releaseUndelivered(ctx, made, why) }
+	return rep
+}
+
+// releaseUndelivered releases an instance whose create answer did not
+// reach its client, who therefore may not know its id.
+func (s *Server) releaseUndelivered(ctx context.Context, id, why string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.shutdownTimeout)
+	defer cancel()
+	released, err := s.m.Release(ctx, id)
+	s.log.Info("create answer not delivered; instance released", "instance_id", id, "reason", why,
+		"released", released, "err", err)
 }
 
 func (s *Server) step(ctx context.Context, req request) reply {
@@ -306,7 +508,7 @@ func (s *Server) release(ctx context.Context, req request) reply {
 		// released and keep the error for the operator.
 		s.log.Warn("releasing instance", "instance_id", req.instanceID, "err", err)
 	}
-	return reply{http.StatusOK, envelope{Success: released}}
+	return reply{status: http.StatusOK, body: envelope{Success: released}}
 }
 
 // errorReply maps a Manager error to a status and a short detail. Requests
@@ -337,63 +539,4 @@ func (s *Server) errorReply(ctx context.Context, err error) reply {
 	default:
 		return fail(http.StatusInternalServerError, "environment error: "+truncate(err.Error(), maxDetailLen))
 	}
-}
-
-// Serve answers requests on ln until ctx ends, reaping idle instances
-// meanwhile (Manager.Run). On cancellation it stops accepting, lets requests
-// in flight finish (up to ShutdownTimeout), then shuts the Manager down,
-// releasing every instance. Serve closes ln and takes charge of the
-// Manager's lifecycle; it returns nil after a graceful shutdown.
-func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	hs := &http.Server{
-		Handler:           s,
-		ReadHeaderTimeout: s.readHeaderTimeout,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-	}
-	runCtx, stopRun := context.WithCancel(context.Background())
-	reaperDone := make(chan struct{})
-	go func() {
-		defer close(reaperDone)
-		_ = s.m.Run(runCtx)
-	}()
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- hs.Serve(ln) }()
-	s.log.Info("env service listening", "addr", ln.Addr().String(), "environments", s.m.Environments())
-
-	var err error
-	select {
-	case <-ctx.Done():
-		s.log.Info("env service shutting down", "reason", context.Cause(ctx))
-		sctx, cancel := context.WithTimeout(context.Background(), s.shutdownTimeout)
-		if serr := hs.Shutdown(sctx); serr != nil {
-			s.log.Warn("requests still in flight at shutdown timeout; closing connections", "err", serr)
-			_ = hs.Close()
-		}
-		cancel()
-		<-serveErr // http.ErrServerClosed
-	case err = <-serveErr:
-		err = fmt.Errorf("envservice: serve: %w", err)
-		_ = hs.Close()
-	}
-	stopRun()
-	<-reaperDone
-
-	sctx, cancel := context.WithTimeout(context.Background(), s.shutdownTimeout)
-	defer cancel()
-	if merr := s.m.Shutdown(sctx); merr != nil {
-		s.log.Warn("releasing instances at shutdown", "err", merr)
-		err = errors.Join(err, merr)
-	}
-	s.log.Info("env service stopped")
-	return err
-}
-
-// ListenAndServe listens on the TCP address addr and calls Serve.
-func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", addr)
-	if err != nil {
-		return fmt.Errorf("envservice: %w", err)
-	}
-	return s.Serve(ctx, ln)
 }

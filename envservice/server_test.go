@@ -165,7 +165,11 @@ func TestProtocol(t *testing.T) {
 			if method == "" {
 				method = http.MethodPost
 			}
-			w := do(NewServer(m, tt.cfg), method, tt.path, tt.body)
+			// The table is the reference protocol, whose clients choose
+			// their instance ids; minted ids have tests of their own.
+			cfg := tt.cfg
+			cfg.TrustClientIDs = true
+			w := do(NewServer(m, cfg), method, tt.path, tt.body)
 			if w.Code != tt.wantStatus {
 				t.Fatalf("status %d, want %d; body %s", w.Code, tt.wantStatus, w.Body)
 			}
@@ -246,11 +250,12 @@ func TestClosedManagerHTTP(t *testing.T) {
 	}
 }
 
-// TestRealServer drives an episode through a real HTTP stack, including the
-// Python trainer client's double-slash path, which must not be redirected.
+// TestRealServer drives an episode through a real HTTP stack as the Python
+// trainer client does, in the Python-compatible configuration (client ids
+// trusted), including its double-slash path, which must not be redirected.
 func TestRealServer(t *testing.T) {
 	m, _ := newTestManager(t, ManagerConfig{})
-	ts := httptest.NewServer(NewServer(m, ServerConfig{}))
+	ts := httptest.NewServer(NewServer(m, ServerConfig{TrustClientIDs: true}))
 	defer ts.Close()
 	client := ts.Client()
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
@@ -305,7 +310,9 @@ func TestGracefulShutdown(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	served := make(chan error, 1)
-	go func() { served <- NewServer(m, ServerConfig{ShutdownTimeout: 10 * time.Second}).Serve(ctx, ln) }()
+	go func() {
+		served <- NewServer(m, ServerConfig{ShutdownTimeout: 10 * time.Second, TrustClientIDs: true}).Serve(ctx, ln)
+	}()
 
 	for _, id := range []string{"a", "b", "c"} {
 		resp, err := http.Post(base+"/create", "application/json",

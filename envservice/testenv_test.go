@@ -24,7 +24,9 @@ import (
 //	other    echoes the text
 //
 // Task ids select create-time behaviour: "panic-new", "fail-new",
-// "panic-init", "close-fails", "nan".
+// "panic-init", "close-fails", "nan", and "hold-new", whose New sends the
+// instance id on entered, waits until its ctx ends and then succeeds all
+// the same (an environment that ignores cancellation).
 type testEnv struct {
 	release chan struct{} // closed to let "block" steps finish
 	entered chan string   // receives the instance id when a "block" step starts
@@ -72,12 +74,15 @@ func (e *testEnv) TaskIDs(_ context.Context, split string, params map[string]any
 	return ids, nil
 }
 
-func (e *testEnv) New(_ context.Context, taskID, instanceID string, params map[string]any) (Instance, error) {
+func (e *testEnv) New(ctx context.Context, taskID, instanceID string, params map[string]any) (Instance, error) {
 	switch taskID {
 	case "panic-new":
 		panic("constructor exploded")
 	case "fail-new":
 		return nil, errors.New("no such task")
+	case "hold-new":
+		e.entered <- instanceID
+		<-ctx.Done()
 	}
 	e.news.Add(1)
 	return &testInstance{env: e, id: instanceID, taskID: taskID}, nil

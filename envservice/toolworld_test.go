@@ -84,10 +84,11 @@ func playEpisode(ctx context.Context, env envclient.Env, taskID string, actions 
 }
 
 // TestToolworldRoundTrip plays whole toolworld episodes through the real
-// stack: envclient.Client -> HTTP -> Server -> Manager -> toolworld.
+// stack: envclient.Client -> HTTP -> Server -> Manager -> toolworld. The
+// server trusts client ids, so that an id in use can be tried again.
 func TestToolworldRoundTrip(t *testing.T) {
 	m, tw := newToolworldManager(t)
-	ts := httptest.NewServer(envservice.NewServer(m, envservice.ServerConfig{DefaultEnvType: toolworld.Name}))
+	ts := httptest.NewServer(envservice.NewServer(m, envservice.ServerConfig{DefaultEnvType: toolworld.Name, TrustClientIDs: true}))
 	defer ts.Close()
 	defer m.Close()
 	client, err := envclient.New(envclient.Config{BaseURL: ts.URL, EnvType: toolworld.Name, MaxRetries: -1})

@@ -116,7 +116,7 @@ func openEnvironment(ctx context.Context, cfg Config, opts Options, log *slog.Lo
 	case opts.Env != nil:
 		return callerEnvironment(opts.Env, envType), nil
 	case cfg.Env.URL != "":
-		c, err := envclient.New(envclient.Config{BaseURL: cfg.Env.URL, EnvType: envType, Logger: log})
+		c, err := envclient.New(envclient.Config{BaseURL: cfg.Env.URL, EnvType: envType, Token: cfg.Env.Token, CAFile: cfg.Env.CAFile, Logger: log})
 		if err != nil {
 			return nil, fmt.Errorf("trainer: env service client: %w", err)
 		}

@@ -44,6 +44,7 @@ func runEval(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	cfg.Env.Token = envToken(cfg.Env.Token)
 	log, err := newLogger(stderr, *logLevel)
 	if err != nil {
 		return err

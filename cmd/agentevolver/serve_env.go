@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"strings"
 
 	"github.com/org/agentevolver/envs/builtin"
@@ -24,9 +26,21 @@ func init() {
 	})
 }
 
+// envTokenVar is the environment variable --token falls back to: a value
+// in the environment does not show in the process list as a flag does.
+const envTokenVar = "AGENTEVOLVER_ENV_TOKEN"
+
+// minTokenLen is the token length below which serve-env warns.
+const minTokenLen = 16
+
 // runServeEnv serves the built-in environments (package envs/builtin, the
 // allow-list) named by --env.
 func runServeEnv(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	return serveEnv(ctx, args, os.Getenv, stdout, stderr)
+}
+
+// serveEnv is runServeEnv with the environment lookup injected.
+func serveEnv(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	known := strings.Join(builtin.Names(), ", ")
 	fs := flag.NewFlagSet("serve-env", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -36,10 +50,17 @@ func runServeEnv(ctx context.Context, args []string, _ io.Reader, stdout, stderr
 Serves built-in environments over the env-service protocol of the Python
 AgentEvolver (POST /get_env_profile, /create, /step, /evaluate, /get_info,
 /release; GET /healthz) until interrupted. Prints "listening on http://ADDR"
-once it accepts connections. Environments: %s.
+(https with --tls-cert) once it accepts connections. Environments: %s.
+
+Security: with a token (--token or $%s) every route but /healthz needs
+"Authorization: Bearer TOKEN", and callers with it may name their instance
+ids. Without one, creates get unguessable server-chosen ids (returned in
+info.instance_id, which the Go client uses), unless --trust-client-ids: the
+Python trainer client, which keeps its own ids and sends no token, needs
+that flag, on a loopback address.
 
 Flags:
-`, known)
+`, known, envTokenVar)
 		fs.PrintDefaults()
 	}
 	envs := fs.String("env", toolworld.Name, "comma-separated environments to serve ("+known+"); the first is the default env_type")
@@ -49,6 +70,16 @@ Flags:
 	sweep := fs.Duration("sweep-interval", envservice.DefaultSweepInterval, "how often to look for idle instances")
 	maxBody := fs.Int64("max-body-bytes", envservice.DefaultMaxBodyBytes, "largest request body; larger ones get 413")
 	shutdown := fs.Duration("shutdown-timeout", envservice.DefaultShutdownTimeout, "how long a shutdown waits for requests in flight")
+	token := fs.String("token", "", "bearer token every request but /healthz must carry; empty: $"+envTokenVar+
+		" if set, else none (prefer the variable: flags show in the process list)")
+	trustIDs := fs.Bool("trust-client-ids", false, "honour the instance ids callers without the token choose (the Python trainer client needs it); "+
+		"otherwise they get server-minted ids")
+	tlsCert := fs.String("tls-cert", "", "PEM certificate file: serve HTTPS (needs --tls-key)")
+	tlsKey := fs.String("tls-key", "", "PEM private key file of --tls-cert")
+	readTimeout := fs.Duration("read-timeout", envservice.DefaultReadTimeout, "longest time to receive one request, headers and body (negative: no limit beyond the 10 s header limit)")
+	writeTimeout := fs.Duration("write-timeout", envservice.DefaultWriteTimeout, "longest time to send one answer, counted once the environment has answered, so slow steps are never cut (negative: no limit)")
+	connIdle := fs.Duration("conn-idle-timeout", envservice.DefaultConnIdleTimeout, "close keep-alive connections idle this long (negative: never)")
+	maxConns := fs.Int("max-connections", envservice.DefaultMaxConnections, "most connections open at once, idle ones included; more wait to be accepted (negative: no bound)")
 	levelText := fs.String("log-level", "info", "log level: debug (one line per request), info, warn or error")
 	seed := fs.Int64("seed", 0, "toolworld: task generation seed")
 	compact := fs.Bool("compact", false, "toolworld: terse system prompt for small policies")
@@ -70,8 +101,32 @@ Flags:
 		return errors.New("--shutdown-timeout must be positive")
 	case *idle == 0:
 		return errors.New("--idle-timeout must not be zero (use a negative value to disable reaping)")
+	case *readTimeout == 0, *writeTimeout == 0, *connIdle == 0:
+		return errors.New("--read-timeout, --write-timeout and --conn-idle-timeout must not be zero (use a negative value for no limit)")
+	case *maxConns == 0:
+		return errors.New("--max-connections must not be zero (use a negative value for no bound)")
+	case (*tlsCert == "") != (*tlsKey == ""):
+		return errors.New("--tls-cert and --tls-key go together")
+	}
+	if *token == "" {
+		*token = strings.TrimSpace(getenv(envTokenVar))
+	}
+	if strings.ContainsFunc(*token, func(r rune) bool { return r <= ' ' || r >= 0x7f }) {
+		return errors.New("--token must be printable ASCII without spaces") // the value is a secret: not repeated
+	}
+	// Loaded here, so that a bad file fails before anything listens.
+	var tlsConfig *tls.Config
+	if *tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey)
+		if err != nil {
+			return fmt.Errorf("--tls-cert/--tls-key: %w", err)
+		}
+		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if *token != "" && len(*token) < minTokenLen {
+		logger.Warn(fmt.Sprintf("the token is shorter than %d characters; use a long random one (openssl rand -hex 32)", minTokenLen))
+	}
 
 	m := envservice.NewManager(envservice.ManagerConfig{
 		MaxInstances:  *maxInstances,
@@ -112,6 +167,13 @@ Flags:
 		MaxBodyBytes:    *maxBody,
 		DefaultEnvType:  names[0],
 		ShutdownTimeout: *shutdown,
+		ReadTimeout:     *readTimeout,
+		WriteTimeout:    *writeTimeout,
+		ConnIdleTimeout: *connIdle,
+		MaxConnections:  *maxConns,
+		Token:           *token,
+		TrustClientIDs:  *trustIDs,
+		TLSConfig:       tlsConfig,
 		Logger:          logger,
 	})
 	var lc net.ListenConfig
@@ -119,6 +181,10 @@ Flags:
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
+	scheme := "http"
+	if tlsConfig != nil {
+		scheme = "https"
+	}
+	fmt.Fprintf(stdout, "listening on %s://%s\n", scheme, ln.Addr())
 	return srv.Serve(ctx, ln)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 
 	"github.com/org/agentevolver/envs/builtin"
@@ -45,6 +46,7 @@ func runTrain(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return err
 	}
 	if *printConfig {
+		cfg.Env.Token = redactToken(cfg.Env.Token)
 		data, err := cfg.YAML()
 		if err != nil {
 			return err
@@ -61,6 +63,7 @@ func runTrain(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return err
 	}
 	defer stopProfile()
+	cfg.Env.Token = envToken(cfg.Env.Token)
 	opts := trainerOptions(log, stdout)
 	opts.Resume, opts.Overwrite = *resume, *overwrite
 	t, err := trainer.New(cfg, opts)
@@ -84,6 +87,27 @@ func runTrain(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 // evaluates uses: the logger, the output and the built-in environments.
 func trainerOptions(log *slog.Logger, out io.Writer) trainer.Options {
 	return trainer.Options{Logger: log, Output: out, Environments: builtin.Environments()}
+}
+
+// EnvTokenVar is the environment variable holding the env service's
+// bearer token when env.token (train, eval) or --token (serve-env) is
+// empty; a token there stays out of shell history and process listings.
+const EnvTokenVar = "AGENTEVOLVER_ENV_TOKEN"
+
+// envToken returns token, or $AGENTEVOLVER_ENV_TOKEN when token is empty.
+func envToken(token string) string {
+	if token != "" {
+		return token
+	}
+	return os.Getenv(EnvTokenVar)
+}
+
+// redactToken hides a token in printed configurations.
+func redactToken(token string) string {
+	if token == "" {
+		return ""
+	}
+	return "(redacted)"
 }
 
 // newLogger returns a text logger at level.
