@@ -143,6 +143,8 @@ type ToolworldConfig struct {
 	// MaxLevel keeps only tasks of difficulty levels <= MaxLevel (1..3);
 	// 0 keeps all.
 	MaxLevel int `yaml:"max_level"`
+	// MinLevel keeps only tasks of levels >= MinLevel; 0 keeps all.
+	MinLevel int `yaml:"min_level"`
 }
 
 // ModelConfig chooses the policy.
@@ -430,6 +432,8 @@ func (c Config) Validate() error {
 	}
 	check(c.Env.URL == "" || !c.Env.Companion, "env.url and env.companion are exclusive")
 	check(c.Env.Toolworld.MaxLevel >= 0 && c.Env.Toolworld.MaxLevel <= 3, "env.toolworld.max_level %d not in 0..3", c.Env.Toolworld.MaxLevel)
+	check(c.Env.Toolworld.MinLevel >= 0 && c.Env.Toolworld.MinLevel <= 3 && (c.Env.Toolworld.MaxLevel == 0 || c.Env.Toolworld.MinLevel <= c.Env.Toolworld.MaxLevel),
+		"env.toolworld.min_level %d not in 0..3 or above max_level", c.Env.Toolworld.MinLevel)
 	if c.Model.Path == "" {
 		s := c.Model.Shape
 		check(s.HiddenSize > 0 && s.NumLayers > 0 && s.NumHeads > 0 && s.IntermediateSize > 0,

@@ -24,7 +24,7 @@ func withToolworld(opts Options) Options {
 		opts.Environments = map[string]EnvFactory{toolworld.Name: func(_ context.Context, cfg EnvConfig, log *slog.Logger) (envservice.Environment, error) {
 			tw := cfg.Toolworld
 			return toolworld.New(toolworld.Config{
-				Seed: tw.Seed, Compact: tw.Compact, SystemPrompt: tw.SystemPrompt, MaxLevel: tw.MaxLevel,
+				Seed: tw.Seed, Compact: tw.Compact, SystemPrompt: tw.SystemPrompt, MaxLevel: tw.MaxLevel, MinLevel: tw.MinLevel,
 				TrainSize: tw.TrainSize, ValSize: tw.ValSize, TestSize: tw.TestSize, Logger: log,
 			})
 		}}

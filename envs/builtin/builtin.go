@@ -63,6 +63,7 @@ func openToolworld(ctx context.Context, cfg trainer.EnvConfig, log *slog.Logger)
 		ValSize:      tc.ValSize,
 		TestSize:     tc.TestSize,
 		MaxLevel:     tc.MaxLevel,
+		MinLevel:     tc.MinLevel,
 		Logger:       log,
 	})
 	if err != nil {

@@ -302,3 +302,27 @@ func TestMaxLevel(t *testing.T) {
 		}
 	}
 }
+
+func TestMinLevel(t *testing.T) {
+	ctx := context.Background()
+	base := toolworld.Config{Seed: 4, TrainSize: 20, ValSize: 10, TestSize: 7}
+	all := mustNew(t, base)
+	cfg := base
+	cfg.MinLevel, cfg.MaxLevel = 2, 3
+	env := mustNew(t, cfg)
+	full, _ := all.TaskIDs(ctx, toolworld.SplitTrain, nil)
+	var want []string
+	for _, id := range full {
+		if info, _ := all.Task(id); info.Level >= 2 {
+			want = append(want, id)
+		}
+	}
+	if got, _ := env.TaskIDs(ctx, toolworld.SplitTrain, nil); !slices.Equal(got, want) || len(want) == 0 {
+		t.Fatalf("min level 2: TaskIDs = %v, want %v", got, want)
+	}
+	for _, bad := range []toolworld.Config{{MinLevel: -1}, {MinLevel: toolworld.NumLevels + 1}, {MinLevel: 3, MaxLevel: 2}} {
+		if _, err := toolworld.New(bad); err == nil {
+			t.Errorf("New(%+v) accepted", bad)
+		}
+	}
+}

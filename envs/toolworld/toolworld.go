@@ -81,6 +81,10 @@ type Config struct {
 	// every task stays reachable by id (Task, New, Solve, TaskMetadata).
 	// Corpus ignores it (see Env.Corpus).
 	MaxLevel int
+	// MinLevel, when positive, lists only the tasks of level >= MinLevel,
+	// like MaxLevel (MinLevel 2 with MaxLevel 3: the tasks of several
+	// calls, for studying credit assignment).
+	MinLevel int
 	// Logger receives debug records; nil discards them.
 	Logger *slog.Logger
 }
@@ -95,7 +99,7 @@ type Env struct {
 	system string
 	tasks  map[string]*task
 	splits map[string][]string // every generated task, by split
-	listed map[string][]string // the tasks TaskIDs lists (Config.MaxLevel)
+	listed map[string][]string // the tasks TaskIDs lists (Config.MinLevel, MaxLevel)
 }
 
 var (
@@ -137,6 +141,9 @@ func New(cfg Config) (*Env, error) {
 	if cfg.MaxLevel < 0 || cfg.MaxLevel > NumLevels {
 		return nil, fmt.Errorf("toolworld: max level %d outside 0..%d", cfg.MaxLevel, NumLevels)
 	}
+	if cfg.MinLevel < 0 || cfg.MinLevel > NumLevels || (cfg.MaxLevel > 0 && cfg.MinLevel > cfg.MaxLevel) {
+		return nil, fmt.Errorf("toolworld: min level %d outside 0..%d or above max level %d", cfg.MinLevel, NumLevels, cfg.MaxLevel)
+	}
 	e := &Env{
 		cat:    newCatalog(),
 		log:    cfg.Logger,
@@ -163,7 +170,7 @@ func New(cfg Config) (*Env, error) {
 			}
 			e.tasks[t.info.ID] = t
 			e.splits[split] = append(e.splits[split], t.info.ID)
-			if cfg.MaxLevel == 0 || t.info.Level <= cfg.MaxLevel {
+			if (cfg.MaxLevel == 0 || t.info.Level <= cfg.MaxLevel) && t.info.Level >= cfg.MinLevel {
 				e.listed[split] = append(e.listed[split], t.info.ID)
 			}
 		}
@@ -192,7 +199,8 @@ func (e *Env) generate(seed, code uint64, split string, index int, seen map[stri
 }
 
 // TaskIDs lists the task ids of a split ("train", "val" or "test"), only
-// those of level <= Config.MaxLevel when it is set. params are ignored.
+// those of level <= Config.MaxLevel and >= Config.MinLevel when they are
+// set. params are ignored.
 func (e *Env) TaskIDs(ctx context.Context, split string, _ map[string]any) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
