@@ -90,6 +90,17 @@ type Sample struct {
 	// tokens when the policy reported them (0 for tokens it did not produce).
 	ResponseLogProbs []float64 `json:"response_logprobs,omitempty"`
 
+	// StepIDs has one entry per response token: k on the tokens of the
+	// policy's k-th turn in the response (its content and end-of-turn
+	// tokens, not its header), -1 elsewhere (headers, observations). It
+	// lets step-level advantages (ADCA) reach the tokens they credit.
+	StepIDs []int `json:"step_ids,omitempty"`
+	// Steps are the response's steps as text, Steps[k] for step id k.
+	Steps []SampleStep `json:"steps,omitempty"`
+	// Query is the text of the prompt's messages (system and user), what a
+	// step judge reads as the task.
+	Query string `json:"query,omitempty"`
+
 	// Messages are the role/content pairs the sample was built from.
 	Messages []Message `json:"messages"`
 	// RewardScores is the trajectory's reward.

@@ -136,6 +136,24 @@ func TestLinearEpisodeTokens(t *testing.T) {
 			if slices.Contains(s.PromptLossMask, 1) {
 				t.Error("prompt has loss")
 			}
+			// Step ids: each policy turn's body (not its header) is a
+			// step; observations and headers are -1.
+			var stepText [2]strings.Builder
+			for i, id := range s.ResponseIDs {
+				switch k := s.StepIDs[i]; {
+				case k >= 0 && k < 2:
+					stepText[k].WriteString(decode(t, []int{id}))
+				case k != -1:
+					t.Fatalf("step id %d at %d", k, i)
+				}
+			}
+			if len(s.StepIDs) != len(s.ResponseIDs) || stepText[0].String() != "call a()<|im_end|>\n" || stepText[1].String() != "call b()<|im_end|>\n" {
+				t.Errorf("steps hold %q and %q (%d ids for %d tokens)", stepText[0].String(), stepText[1].String(), len(s.StepIDs), len(s.ResponseIDs))
+			}
+			wantSteps := []agentevolver.SampleStep{{Action: "call a()", Observation: "result a"}, {Action: "call b()"}}
+			if !reflect.DeepEqual(s.Steps, wantSteps) || s.Query != "sys\npart one\npart two" {
+				t.Errorf("steps %+v, query %q", s.Steps, s.Query)
+			}
 			n := len(s.InputIDs)
 			if len(s.AttentionMask) != n || len(s.PositionIDs) != n || len(s.LossMask) != n || len(s.PromptIDs)+len(s.ResponseIDs) != n {
 				t.Fatal("array lengths disagree")
@@ -281,9 +299,11 @@ func TestSampleLengthLimits(t *testing.T) {
 		maxPrompt, maxRe int
 		wantErr          error
 		wantResponse     int
+		wantSteps        int
 	}{
-		{name: "fits", wantResponse: len(enc("<|im_start|>assistant\na long reply to cut<|im_end|>\n"))},
-		{name: "response cut", maxRe: 5, wantResponse: 5},
+		{name: "fits", wantResponse: len(enc("<|im_start|>assistant\na long reply to cut<|im_end|>\n")), wantSteps: 1},
+		{name: "response cut", maxRe: 5, wantResponse: 5, wantSteps: 0}, // inside the header: no step left
+		{name: "response cut in the reply", maxRe: 14, wantResponse: 14, wantSteps: 1},
 		{name: "prompt too long", maxPrompt: 3, wantErr: contextmgr.ErrPromptTooLong},
 	}
 	for _, tt := range tests {
@@ -300,6 +320,9 @@ func TestSampleLengthLimits(t *testing.T) {
 			s := samples[0]
 			if len(s.ResponseIDs) != tt.wantResponse || len(s.ResponseLossMask) != tt.wantResponse || len(s.InputIDs) != len(s.PromptIDs)+tt.wantResponse {
 				t.Errorf("response has %d tokens (%d in input), want %d", len(s.ResponseIDs), len(s.InputIDs)-len(s.PromptIDs), tt.wantResponse)
+			}
+			if len(s.StepIDs) != tt.wantResponse || len(s.Steps) != tt.wantSteps {
+				t.Errorf("%d step ids and %d steps, want %d and %d", len(s.StepIDs), len(s.Steps), tt.wantResponse, tt.wantSteps)
 			}
 		})
 	}

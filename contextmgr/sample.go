@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/org/agentevolver"
 )
@@ -74,11 +75,15 @@ func (c *core) sample(msgs []*ExtendedMessage, traj agentevolver.Trajectory) (ag
 	if split < 0 {
 		return agentevolver.Sample{}, ErrNoResponse
 	}
+	stepIDs, steps := c.responseSteps(msgs, split)
+	query := promptText(msgs, split)
 	if split > c.cfg.MaxPromptLen {
 		return agentevolver.Sample{}, fmt.Errorf("%w: %d tokens, limit %d", ErrPromptTooLong, split, c.cfg.MaxPromptLen)
 	}
 	end := min(len(ids), split+c.cfg.MaxResponseLen)
 	ids, loss, logProbs = ids[:end], loss[:end], logProbs[:end]
+	stepIDs = stepIDs[:end-split]
+	steps = steps[:max(slices.Max(append([]int{-1}, stepIDs...))+1, 0)] // steps cut off entirely are gone
 	attention := ones(end)
 	positions := make([]int, end)
 	for i := range positions {
@@ -105,6 +110,10 @@ func (c *core) sample(msgs []*ExtendedMessage, traj agentevolver.Trajectory) (ag
 		ResponsePositionIDs:   slices.Clone(positions[split:]),
 		ResponseLossMask:      slices.Clone(loss[split:]),
 
+		StepIDs: stepIDs,
+		Steps:   steps,
+		Query:   query,
+
 		Messages:       messagesOf(msgs),
 		RewardScores:   traj.Reward,
 		MaxPromptLen:   c.cfg.MaxPromptLen,
@@ -115,6 +124,78 @@ func (c *core) sample(msgs []*ExtendedMessage, traj agentevolver.Trajectory) (ag
 		s.ResponseLogProbs = slices.Clone(logProbs[split:])
 	}
 	return s, nil
+}
+
+// responseSteps returns the step id of every response token of msgs (the
+// tokens from the message starting at token offset split on) and the
+// steps as text. Step ids come from the policy's own turns, not from
+// searching the tokens for headers: the k-th policy turn of the response
+// is step k, on its tokens after the assistant header (its content and
+// end-of-turn tokens, as the reference's segments hold them); headers and
+// observations are -1. A step's observation is the text of the messages
+// between it and the next policy turn.
+func (c *core) responseSteps(msgs []*ExtendedMessage, split int) ([]int, []agentevolver.SampleStep) {
+	var ids []int
+	var steps []agentevolver.SampleStep
+	var obs []string
+	closeStep := func() {
+		if len(steps) > 0 {
+			steps[len(steps)-1].Observation = strings.Join(obs, "\n")
+		}
+		obs = nil
+	}
+	pos := 0
+	for _, m := range msgs {
+		n := len(m.Tokens)
+		if pos+n <= split {
+			pos += n
+			continue
+		}
+		pos += n
+		if m.Author != AuthorLLM {
+			ids = append(ids, minusOnes(n)...)
+			if len(steps) > 0 {
+				obs = append(obs, m.FutureContent)
+			}
+			continue
+		}
+		closeStep()
+		k := len(steps)
+		steps = append(steps, agentevolver.SampleStep{Action: m.Content})
+		body := 0
+		if i := FindSublist(m.Tokens, c.blackout, false); i >= 0 {
+			body = i + len(c.blackout)
+		}
+		ids = append(ids, minusOnes(body)...)
+		for range n - body {
+			ids = append(ids, k)
+		}
+	}
+	closeStep()
+	return ids, steps
+}
+
+// promptText joins the text of the messages before token offset split,
+// the prompt a step judge reads as the task.
+func promptText(msgs []*ExtendedMessage, split int) string {
+	var parts []string
+	pos := 0
+	for _, m := range msgs {
+		if pos >= split {
+			break
+		}
+		pos += len(m.Tokens)
+		parts = append(parts, m.FutureContent)
+	}
+	return strings.Join(parts, "\n")
+}
+
+func minusOnes(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = -1
+	}
+	return out
 }
 
 // stripMetadata adapts trajectory metadata to the stripper's contract.

@@ -41,7 +41,19 @@ type TrajectoryRecorder interface {
 
 // AdvantageEstimator computes per-token advantages in place of GRPO.
 type AdvantageEstimator interface {
-	Advantages(ctx context.Context, in AdvantageInput) ([][]float32, error)
+	// Advantages returns one row of R advantages per sample of in, and
+	// metrics to record with the step.
+	Advantages(ctx context.Context, in AdvantageInput) (AdvantageOutput, error)
+}
+
+// AdvantageOutput is what an AdvantageEstimator computed.
+type AdvantageOutput struct {
+	// Advantages are the per-token advantages, B x R; a nil Advantages
+	// keeps the GRPO ones (an estimator that only observes, or one whose
+	// schedule has ended).
+	Advantages [][]float32
+	// Metrics are recorded with the step (for example prm/* of ADCA).
+	Metrics map[string]float64
 }
 
 // AdvantageInput is what an AdvantageEstimator sees of an RL step: one row
@@ -58,4 +70,10 @@ type AdvantageInput struct {
 	Groups []int32
 	// GRPO are the GRPO outcome advantages, B x R.
 	GRPO [][]float32
+	// Rewards are the token-level rewards, B x R: each sample's outcome
+	// on its last response token (reference §8).
+	Rewards [][]float32
+	// StepIDs are each response column's step (Sample.StepIDs), B x R, -1
+	// on headers, observations and padding.
+	StepIDs [][]int
 }

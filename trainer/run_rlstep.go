@@ -198,23 +198,33 @@ func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sampl
 	if err != nil {
 		return nil, fmt.Errorf("advantages: %w", err)
 	}
+	var hookMetrics map[string]float64
 	if r.hooks.Advantages != nil {
 		n := len(samples)
-		custom, err := r.hooks.Advantages.Advantages(ctx, AdvantageInput{
+		got, err := r.hooks.Advantages.Advantages(ctx, AdvantageInput{
 			Step: step, Samples: samples, Trajectories: trajs, LossMask: p.LossMask[:n], Groups: groups[:n], GRPO: adv[:n],
+			Rewards: rewards[:n], StepIDs: p.StepIDs[:n],
 		})
 		if err != nil {
 			return nil, outageOr(fmt.Errorf("advantage hook: %w", err), 0)
 		}
-		if len(custom) != n {
-			return nil, fmt.Errorf("advantage hook: %d rows for %d samples", len(custom), n)
-		}
-		for i := range n {
-			if len(custom[i]) != len(adv[i]) {
-				return nil, fmt.Errorf("advantage hook: row %d has %d columns, want %d", i, len(custom[i]), len(adv[i]))
+		if custom := got.Advantages; custom != nil {
+			if len(custom) != n {
+				return nil, fmt.Errorf("advantage hook: %d rows for %d samples", len(custom), n)
 			}
-			adv[i] = custom[i]
+			for i := range n {
+				if len(custom[i]) != len(adv[i]) {
+					return nil, fmt.Errorf("advantage hook: row %d has %d columns, want %d", i, len(custom[i]), len(adv[i]))
+				}
+				for j, v := range custom[i] {
+					if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+						return nil, fmt.Errorf("advantage hook: row %d column %d is %v", i, j, v)
+					}
+				}
+				adv[i] = custom[i]
+			}
 		}
+		hookMetrics = got.Metrics
 	}
 	batch := &Batch{Tokens: p.Tokens, LossMask: p.LossMask, Advantages: adv}
 	if batch.OldLogProbs, err = r.updater.LogProbs(ctx, &batch.Tokens); err != nil {
@@ -249,6 +259,11 @@ func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sampl
 	}
 	for k, v := range sums {
 		out[k] = v / float64(len(steps))
+	}
+	for k, v := range hookMetrics {
+		if _, clash := out[k]; !clash {
+			out[k] = v
+		}
 	}
 	return out, nil
 }

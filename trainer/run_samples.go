@@ -16,6 +16,9 @@ type paddedSamples struct {
 	LossMask [][]float32
 	// RespLen is each row's number of real response tokens.
 	RespLen []int
+	// StepIDs are each response token's step (Sample.StepIDs), -1 on
+	// padding and on samples that carry none.
+	StepIDs [][]int
 }
 
 // padSamples lays samples out as one batch. Every sample needs a non-empty
@@ -41,6 +44,9 @@ func padSamples(samples []agentevolver.Sample, padID int) (paddedSamples, error)
 	}
 	for i := len(samples); i < rows; i++ {
 		p.RespLen[i] = 0 // no reward is placed on filler rows
+		for j := range p.StepIDs[i] {
+			p.StepIDs[i][j] = -1 // and no step credited
+		}
 	}
 	return p, nil
 }
@@ -56,6 +62,9 @@ func layOut(samples []agentevolver.Sample, padID int) (paddedSamples, error) {
 		if len(s.ResponseLossMask) != len(s.ResponseIDs) {
 			return paddedSamples{}, fmt.Errorf("%w: sample %d has %d response tokens but %d loss-mask entries", ErrShape, i, len(s.ResponseIDs), len(s.ResponseLossMask))
 		}
+		if len(s.StepIDs) != 0 && len(s.StepIDs) != len(s.ResponseIDs) {
+			return paddedSamples{}, fmt.Errorf("%w: sample %d has %d response tokens but %d step ids", ErrShape, i, len(s.ResponseIDs), len(s.StepIDs))
+		}
 		maxP = max(maxP, len(s.PromptIDs))
 		maxR = max(maxR, len(s.ResponseIDs))
 	}
@@ -68,11 +77,17 @@ func layOut(samples []agentevolver.Sample, padID int) (paddedSamples, error) {
 		},
 		LossMask: make([][]float32, len(samples)),
 		RespLen:  make([]int, len(samples)),
+		StepIDs:  make([][]int, len(samples)),
 	}
 	for i, s := range samples {
 		ids := make([]int, maxP+maxR)
 		att := make([]int, maxP+maxR)
 		loss := make([]float32, maxR)
+		steps := make([]int, maxR)
+		for j := range steps {
+			steps[j] = -1
+		}
+		copy(steps, s.StepIDs)
 		off := maxP - len(s.PromptIDs)
 		for j := 0; j < off; j++ {
 			ids[j] = padID
@@ -92,7 +107,7 @@ func layOut(samples []agentevolver.Sample, padID int) (paddedSamples, error) {
 				ids[maxP+j] = padID
 			}
 		}
-		out.InputIDs[i], out.AttentionMask[i], out.LossMask[i] = ids, att, loss
+		out.InputIDs[i], out.AttentionMask[i], out.LossMask[i], out.StepIDs[i] = ids, att, loss, steps
 		out.RespLen[i] = len(s.ResponseIDs)
 	}
 	return out, nil

@@ -25,6 +25,10 @@ func TestPadSamples(t *testing.T) {
 		!reflect.DeepEqual(p.LossMask, wantLoss) || !reflect.DeepEqual(p.RespLen, []int{2, 3}) {
 		t.Fatalf("got %+v", p)
 	}
+	// Neither sample carries step ids: all -1.
+	if !reflect.DeepEqual(p.StepIDs, [][]int{{-1, -1, -1}, {-1, -1, -1}}) {
+		t.Fatalf("step ids %v", p.StepIDs)
+	}
 	r := placeRewards(p.RespLen, 3, []float64{1, 0.5})
 	if !reflect.DeepEqual(r, [][]float32{{0, 1, 0}, {0, 0, 0.5}}) {
 		t.Fatalf("rewards %v", r)
@@ -79,5 +83,28 @@ func TestWarmupLR(t *testing.T) {
 		if got := warmupLR(1, tt.warmup, tt.step); got != tt.want {
 			t.Errorf("warmupLR(1, %d, %d) = %v, want %v", tt.warmup, tt.step, got, tt.want)
 		}
+	}
+}
+
+func TestPadSamplesStepIDs(t *testing.T) {
+	samples := []agentevolver.Sample{
+		{PromptIDs: []int{1}, ResponseIDs: []int{4, 5, 6}, ResponseLossMask: []int{0, 1, 1}, StepIDs: []int{-1, 0, 0}},
+		{PromptIDs: []int{1}, ResponseIDs: []int{7}, ResponseLossMask: []int{1}, StepIDs: []int{0}},
+		{PromptIDs: []int{1}, ResponseIDs: []int{8, 9}, ResponseLossMask: []int{1, 1}, StepIDs: []int{0, 1}},
+		{PromptIDs: []int{1}, ResponseIDs: []int{8}, ResponseLossMask: []int{1}},
+		{PromptIDs: []int{1}, ResponseIDs: []int{8}, ResponseLossMask: []int{1}, StepIDs: []int{0}},
+	}
+	p, err := padSamples(samples, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 5 rows bucket to 6; the filler row (a copy of row 0) credits no step.
+	want := [][]int{{-1, 0, 0}, {0, -1, -1}, {0, 1, -1}, {-1, -1, -1}, {0, -1, -1}, {-1, -1, -1}}
+	if !reflect.DeepEqual(p.StepIDs, want) {
+		t.Fatalf("step ids %v, want %v", p.StepIDs, want)
+	}
+	samples[0].StepIDs = []int{0}
+	if _, err := padSamples(samples, 0); !errors.Is(err, ErrShape) {
+		t.Fatalf("step ids of the wrong length: err = %v", err)
 	}
 }
