@@ -22,6 +22,9 @@ import (
 //     environment (model.tokenizer: env).
 //   - TaskMetadataProvider: per-task metadata such as difficulty, for
 //     filtering tasks (data.max_difficulty > 0).
+//   - StepOracle: exact GOOD/BAD labels for the steps of an episode, for
+//     attribution without an LLM (attribution.OracleJudge in place of an
+//     LLM step judge).
 //
 // A Manager exposes the environments it serves through Manager.Environment,
 // so code holding only the Manager (as an envclient.Env) can still reach
@@ -63,4 +66,22 @@ type TaskMetadata struct {
 	// Difficulty grades the task, 1 the easiest; 0 means unknown. Tasks are
 	// filtered by it (data.max_difficulty).
 	Difficulty int
+}
+
+// StepOracle is implemented by environments that know which steps of an
+// episode helped. JudgeSteps replays actions, the assistant messages of one
+// episode in order, on a fresh instance of taskID and returns one verdict
+// per action: true (GOOD) for a step that made progress towards solving
+// the task, false (BAD) for one that did not (what counts as progress is
+// the environment's to document). It returns an error, and no verdicts,
+// for an unknown task or when ctx ends; a malformed action is a BAD step,
+// not an error. The result has len(actions) entries. JudgeSteps must be
+// safe for concurrent use and must not change any instance a Manager
+// serves.
+//
+// A step oracle stands in for the LLM judge of ADCA (reference §7.2-7.3)
+// so that credit assignment can be studied, and trained with, without a
+// judge model and its cost and noise.
+type StepOracle interface {
+	JudgeSteps(ctx context.Context, taskID string, actions []agentevolver.Message) ([]bool, error)
 }
