@@ -8,6 +8,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/org/agentevolver/attribution"
 	"github.com/org/agentevolver/contextmgr"
 	"github.com/org/agentevolver/internal/config"
 	"github.com/org/agentevolver/model"
@@ -27,6 +28,9 @@ type Config struct {
 	Actor     ActorConfig     `yaml:"actor"`
 	Algorithm AlgorithmConfig `yaml:"algorithm"`
 	WarmStart WarmStartConfig `yaml:"warm_start"`
+	// Attribution is self-attributing: step judges and ADCA-GRPO
+	// step-level advantages (the reference's section name).
+	Attribution AttributionConfig `yaml:"attribution_driven_credit_assignment"`
 }
 
 // RunConfig is the schedule and bookkeeping of a run.
@@ -302,6 +306,86 @@ type WarmStartConfig struct {
 	Demos int `yaml:"demos"`
 }
 
+// AttributionConfig is the reference's
+// attribution_driven_credit_assignment section: a judge labels every step
+// of every sample GOOD or BAD and ADCA-GRPO turns the labels and the
+// outcome into step-level advantages, which replace the GRPO ones for the
+// first adca_grpo.prm_steps RL steps (after which the judge is no longer
+// called: its labels would not affect training).
+type AttributionConfig struct {
+	// Enable turns ADCA on.
+	Enable bool `yaml:"enable"`
+	// Judge is "oracle" (the environment's envservice.StepOracle: exact
+	// labels, no LLM; toolworld has one) or "llm" (the reference's LLM
+	// judge: Options.JudgeModel, else the endpoint of LLM).
+	Judge string `yaml:"judge"`
+	// LLM configures the LLM judge.
+	LLM JudgeLLMConfig `yaml:"llm"`
+	// The allocation scheme's weights (read from this level, as the
+	// reference does).
+	ConsistentScale      float64 `yaml:"consistent_scale"`
+	PosUnconsistentScale float64 `yaml:"pos_unconsistent_scale"`
+	NegUnconsistentScale float64 `yaml:"neg_unconsistent_scale"`
+	// ADCA are the advantage settings (adca_grpo).
+	ADCA ADCAGRPOConfig `yaml:"adca_grpo"`
+}
+
+// Judges of AttributionConfig.Judge.
+const (
+	JudgeOracle = "oracle"
+	JudgeLLM    = "llm"
+)
+
+// JudgeLLMConfig is the LLM step judge's endpoint and limits.
+type JudgeLLMConfig struct {
+	// BaseURL and ModelName name an OpenAI-compatible endpoint (vLLM,
+	// DashScope, OpenAI); unused when Options.JudgeModel is set.
+	BaseURL   string `yaml:"base_url"`
+	ModelName string `yaml:"model_name"`
+	// APIKeyEnv names the environment variable holding the API key;
+	// empty means OPENAI_API_KEY.
+	APIKeyEnv string `yaml:"api_key_env"`
+	// Concurrency bounds the judge requests in flight (reference 20); 0
+	// means attribution.DefaultJudgeConcurrency.
+	Concurrency int `yaml:"concurrency"`
+	// MaxAttempts bounds the requests per sample; 0 means
+	// attribution.DefaultJudgeAttempts.
+	MaxAttempts int `yaml:"max_attempts"`
+	// Timeout bounds each request; 0 means
+	// attribution.DefaultJudgeCallTimeout.
+	Timeout time.Duration `yaml:"timeout"`
+}
+
+// ADCAGRPOConfig is the adca_grpo section, with the reference's names and
+// defaults (DefaultConfig sets them).
+type ADCAGRPOConfig struct {
+	// PRMScheme is "decouple" or "allocation".
+	PRMScheme string `yaml:"prm_scheme"`
+	// PRMSteps is the number of RL steps during which ADCA replaces the
+	// GRPO advantages.
+	PRMSteps int `yaml:"prm_steps"`
+	// DoBatchNorm z-scores the process rewards within each group.
+	DoBatchNorm bool `yaml:"do_batch_norm"`
+	// EqualTrajectoryWeight gives every trajectory of a group the same
+	// weight in that z-score, whatever its number of steps.
+	EqualTrajectoryWeight bool `yaml:"equal_trajectory_weight"`
+	// FixBase is a process reward's magnitude (decouple).
+	FixBase float64 `yaml:"fix_base"`
+	// Alpha weighs process rewards against the outcome, decaying along a
+	// half cosine to AlphaMin over TotalSteps when AlphaCosineDecayEnable.
+	Alpha                  float64 `yaml:"alpha"`
+	AlphaCosineDecayEnable bool    `yaml:"alpha_cosine_decay_enable"`
+	AlphaMin               float64 `yaml:"alpha_min"`
+	TotalSteps             int     `yaml:"total_steps"`
+	// ORMDistribution is "last_step", "all_steps" or "only_prm".
+	ORMDistribution string `yaml:"orm_distribution"`
+	// EnableLengthNormalization divides step rewards by sqrt(steps).
+	EnableLengthNormalization bool `yaml:"enable_length_normalization"`
+	// SkipType leaves samples unjudged: "none", "skip_small_adv" (GRPO
+	// advantage ~0 at the first trained token) or "skip_all_neg".
+	SkipType string `yaml:"skip_type"`
+}
+
 // DefaultConfig returns the built-in configuration: a small policy trained
 // from scratch on the built-in toolworld environment with the pure-Go
 // backend, sized so a 2-core machine finishes in minutes.
@@ -378,6 +462,14 @@ func DefaultConfig() Config {
 		// The warm start imitates the expert on 300 of the 500 training
 		// tasks; RL then practises on all of them.
 		WarmStart: WarmStartConfig{Steps: 250, BatchSize: 16, LR: 1e-3, Demos: 300},
+		// The reference's defaults, off.
+		Attribution: AttributionConfig{
+			Judge: JudgeOracle, ConsistentScale: 1, PosUnconsistentScale: 0.2, NegUnconsistentScale: 0.2,
+			ADCA: ADCAGRPOConfig{
+				PRMScheme: "decouple", PRMSteps: 100, DoBatchNorm: true, EqualTrajectoryWeight: true,
+				FixBase: 0.2, Alpha: 0.1, TotalSteps: 100, ORMDistribution: "last_step", SkipType: "none",
+			},
+		},
 	}
 }
 
@@ -470,6 +562,19 @@ func (c Config) Validate() error {
 	if c.WarmStart.Steps > 0 {
 		check(c.WarmStart.BatchSize > 0, "warm_start.batch_size must be > 0")
 		check(c.WarmStart.LR > 0, "warm_start.lr must be > 0")
+	}
+	if c.Attribution.Enable {
+		check(c.Attribution.Judge == JudgeOracle || c.Attribution.Judge == JudgeLLM,
+			"attribution_driven_credit_assignment.judge %q: want %q or %q", c.Attribution.Judge, JudgeOracle, JudgeLLM)
+		check(c.Attribution.ADCA.PRMSteps > 0, "attribution_driven_credit_assignment.adca_grpo.prm_steps %d must be > 0 (to train without ADCA set enable: false)", c.Attribution.ADCA.PRMSteps)
+		if err := c.Attribution.adcaConfig().Validate(); err != nil {
+			errs = append(errs, "attribution_driven_credit_assignment: "+err.Error())
+		}
+		switch attribution.SkipRule(c.Attribution.ADCA.SkipType) {
+		case "", attribution.SkipNone, attribution.SkipSmallAdvantage, attribution.SkipAllNegative:
+		default:
+			errs = append(errs, fmt.Sprintf("attribution_driven_credit_assignment.adca_grpo.skip_type %q: want none, skip_small_adv or skip_all_neg", c.Attribution.ADCA.SkipType))
+		}
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("%w: %s", ErrConfig, strings.Join(errs, "; "))

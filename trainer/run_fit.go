@@ -60,6 +60,9 @@ type Options struct {
 	// ClipModel decides what the context_selfclip context manager drops;
 	// nil means the policy itself.
 	ClipModel llm.ChatModel
+	// JudgeModel is the LLM step judge of attribution_driven_credit_assignment
+	// (judge: llm), in place of the endpoint its llm section names.
+	JudgeModel llm.ChatModel
 	// Hooks plug in task synthesis, experience and attribution.
 	Hooks Hooks
 }
@@ -374,6 +377,16 @@ func (t *Trainer) open(ctx context.Context) (_ *run, err error) {
 		return nil, err
 	}
 	r.reward, r.clipModel = t.opts.Reward, t.opts.ClipModel
+	if cfg.Attribution.Enable {
+		if r.hooks.Advantages != nil {
+			return nil, fmt.Errorf("%w: Hooks.Advantages and attribution_driven_credit_assignment.enable both replace the GRPO advantages; choose one", ErrConfig)
+		}
+		est, err := newADCA(cfg, t.opts, r.env.impl, r.backend, r.log)
+		if err != nil {
+			return nil, err
+		}
+		r.hooks.Advantages = est
+	}
 	if r.tok, r.tmpl, r.pad, err = loadTokenizer(ctx, cfg, r.env, t.opts.Resume); err != nil {
 		return nil, err
 	}

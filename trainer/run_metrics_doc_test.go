@@ -36,6 +36,7 @@ func documentedMetrics(t *testing.T) []*regexp.Regexp {
 			p := regexp.QuoteMeta(m[1])
 			p = strings.ReplaceAll(p, "<cause>", "[a-z_]+")
 			p = strings.ReplaceAll(p, "@K", "@[0-9]+")
+			p = strings.ReplaceAll(p, "<name>", "[a-z0-9_]+")
 			out = append(out, regexp.MustCompile("^"+p+"$"))
 		}
 	}
