@@ -105,3 +105,31 @@ func TestExperimentErrors(t *testing.T) {
 		t.Errorf("exit code %d for an invalid experiment, want 1", code)
 	}
 }
+
+// TestEveryExampleExperiment dry-runs every experiment file shipped in
+// examples/experiments (every configuration of every arm must load) and
+// runs its quick variant with the real trainer.
+func TestEveryExampleExperiment(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "examples", "experiments", "*.yaml"))
+	if err != nil || len(files) < 2 {
+		t.Fatalf("experiment files %v, %v", files, err)
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if err := runExperiment(context.Background(), []string{"--config", file, "--dry-run", "--out", t.TempDir()}, nil, &stdout, &stderr); err != nil {
+				t.Fatalf("--dry-run: %v\n%s", err, stderr.String())
+			}
+			if testing.Short() {
+				return
+			}
+			stdout.Reset()
+			if err := runExperiment(context.Background(), []string{"--config", file, "--quick", "--out", t.TempDir()}, nil, &stdout, &stderr); err != nil {
+				t.Fatalf("--quick: %v\n%s", err, stderr.String())
+			}
+			if !strings.Contains(stdout.String(), "comparison in ") {
+				t.Errorf("stdout:\n%s", stdout.String())
+			}
+		})
+	}
+}
