@@ -57,7 +57,9 @@ type Trajectory struct {
 	Error string `json:"error,omitempty"`
 	// Reward is the episode's score.
 	Reward Reward `json:"reward"`
-	// Metadata carries extras such as experience settings.
+	// Experience records the experience the episode was given.
+	Experience ExperienceUse `json:"experience"`
+	// Metadata carries environment- or user-specific extras.
 	Metadata map[string]any `json:"metadata,omitempty"`
 }
 
@@ -109,7 +111,11 @@ type Sample struct {
 	MaxPromptLen   int `json:"max_prompt_len"`
 	MaxResponseLen int `json:"max_response_len"`
 
-	// Extras carries experience bookkeeping (add_exp, task_train_expmode,
-	// experience_list).
-	Extras map[string]any `json:"extras,omitempty"`
+	// Experience is the trajectory's experience record.
+	Experience ExperienceUse `json:"experience"`
+	// ExpMask reports that experience injected at rollout was stripped
+	// from this sample (train mode discard): its tokens were sampled from
+	// a context the sample no longer shows, so they train with HET's
+	// off-policy clip range (reference §6 exp_mask).
+	ExpMask bool `json:"exp_mask"`
 }

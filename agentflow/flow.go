@@ -103,9 +103,9 @@ type Rollout struct {
 	DataID, RolloutID string
 	// AddExperience asks the Flow's ExperienceInjector for experience.
 	AddExperience bool
-	// TrainMode is contextmgr.TrainModeDiscard (zero) or TrainModeKeep:
-	// whether injected experience stays in the training samples.
-	TrainMode string
+	// TrainMode is agentevolver.TrainDiscard (zero) or TrainKeep: whether
+	// injected experience stays in the training samples.
+	TrainMode agentevolver.TrainMode
 	// Seed, when set, makes the episode's sampling reproducible whatever
 	// else runs concurrently: turn t asks the policy for seed
 	// TurnSeed(*Seed, t), overriding Flow.Chat.Seed.
@@ -181,11 +181,8 @@ func (f *Flow) Run(ctx context.Context, r Rollout) (res Result, err error) {
 		Query:     query,
 		Metadata:  map[string]any{},
 	}
-	trainMode := r.TrainMode
-	if trainMode == "" {
-		trainMode = contextmgr.TrainModeDiscard
-	}
-	experiences := []string{}
+	traj.Experience = agentevolver.ExperienceUse{Requested: r.AddExperience, TrainMode: r.TrainMode.OrDefault()}
+	var experiences []string
 	if r.AddExperience && f.Experience != nil {
 		injected, exps, err := f.Experience.Inject(ctx, r.Task, msgs)
 		switch {
@@ -197,9 +194,7 @@ func (f *Flow) Run(ctx context.Context, r Rollout) (res Result, err error) {
 			msgs, experiences = injected, append(experiences, exps...)
 		}
 	}
-	traj.Metadata[contextmgr.MetaAddExp] = r.AddExperience
-	traj.Metadata[contextmgr.MetaTrainMode] = trainMode
-	traj.Metadata[contextmgr.MetaExperienceList] = experiences
+	traj.Experience.Injected = experiences
 	if err := cm.Init(msgs); err != nil {
 		return res, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -123,8 +124,8 @@ func TestRunEpisodes(t *testing.T) {
 			if len(s.ResponseLogProbs) != len(s.ResponseIDs) {
 				t.Errorf("%d log-probs for %d tokens", len(s.ResponseLogProbs), len(s.ResponseIDs))
 			}
-			if s.Extras["task_train_expmode"] != contextmgr.TrainModeDiscard || traj.Metadata[contextmgr.MetaAddExp] != false {
-				t.Errorf("extras = %v, metadata = %v", s.Extras, traj.Metadata)
+			if want := (agentevolver.ExperienceUse{TrainMode: agentevolver.TrainDiscard}); !reflect.DeepEqual(traj.Experience, want) || !reflect.DeepEqual(s.Experience, want) || s.ExpMask {
+				t.Errorf("experience: trajectory %+v, sample %+v (exp mask %v), want %+v", traj.Experience, s.Experience, s.ExpMask, want)
 			}
 			if env.open() != 0 || env.releases != 1 {
 				t.Errorf("%d instances open, %d released", env.open(), env.releases)
@@ -320,8 +321,8 @@ func (p prepender) Inject(_ context.Context, _ agentevolver.Task, msgs []agentev
 
 func TestRunExperience(t *testing.T) {
 	const tip = "inc is the only action"
-	for _, mode := range []string{contextmgr.TrainModeDiscard, contextmgr.TrainModeKeep} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []agentevolver.TrainMode{agentevolver.TrainDiscard, agentevolver.TrainKeep} {
+		t.Run(string(mode), func(t *testing.T) {
 			env := newCounterEnv(1)
 			f := newFlow(env)
 			f.Experience = prepender{tip: tip}
@@ -339,13 +340,18 @@ func TestRunExperience(t *testing.T) {
 			if !strings.Contains(seen, tip) {
 				t.Fatalf("policy did not see the experience: %q", seen)
 			}
-			meta := res.Trajectory.Metadata
-			if meta[contextmgr.MetaAddExp] != true || meta[contextmgr.MetaTrainMode] != mode || len(meta[contextmgr.MetaExperienceList].([]string)) != 1 {
-				t.Errorf("metadata = %v", meta)
+			use := res.Trajectory.Experience
+			if !use.Requested || use.TrainMode != mode || len(use.Injected) != 1 {
+				t.Errorf("experience = %+v", use)
 			}
-			prompt := decode(res.Samples[0].PromptIDs)
-			if kept := strings.Contains(prompt, tip); kept != (mode == contextmgr.TrainModeKeep) {
+			s := res.Samples[0]
+			prompt := decode(s.PromptIDs)
+			if kept := strings.Contains(prompt, tip); kept != (mode == agentevolver.TrainKeep) {
 				t.Errorf("mode %s: experience kept in the sample = %v", mode, kept)
+			}
+			// Stripped experience makes the sample off-policy (HET's exp_mask).
+			if s.ExpMask != (mode == agentevolver.TrainDiscard) || !reflect.DeepEqual(s.Experience, use) {
+				t.Errorf("mode %s: exp mask %v, sample experience %+v", mode, s.ExpMask, s.Experience)
 			}
 		})
 	}

@@ -39,9 +39,10 @@ type ContextManager interface {
 	// Steps returns the episode's messages as a trajectory records them.
 	Steps() []agentevolver.Message
 	// Samples tokenises the episode. traj supplies the ids, the reward and
-	// the experience metadata (MetaAddExp, MetaTrainMode,
-	// MetaExperienceList). An episode without a policy turn has no samples:
-	// the error then wraps ErrNoResponse.
+	// the experience record (traj.Experience: injected experience is
+	// stripped from the samples of a TrainDiscard episode, which are then
+	// marked ExpMask). An episode without a policy turn has no samples: the
+	// error then wraps ErrNoResponse.
 	Samples(traj agentevolver.Trajectory) ([]agentevolver.Sample, error)
 }
 
@@ -56,18 +57,6 @@ const (
 	StrategySelfClip = "context_selfclip"
 	// StrategyMemory selects Memory.
 	StrategyMemory = "memory"
-)
-
-// Trajectory metadata keys read by Samples. The agent flow writes them.
-const (
-	// MetaAddExp (bool) reports that experience was injected into the
-	// episode's prompt.
-	MetaAddExp = "add_exp"
-	// MetaTrainMode (string, "keep" or "discard") says whether injected
-	// experience stays in the training samples.
-	MetaTrainMode = "task_train_exp_mode"
-	// MetaExperienceList ([]string) lists the injected experience texts.
-	MetaExperienceList = "experience_list"
 )
 
 // Errors callers can test with errors.Is.

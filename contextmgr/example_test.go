@@ -79,9 +79,9 @@ func ExampleRepetitionPenalty() {
 func ExampleTemplateStripper_Strip() {
 	var s contextmgr.TemplateStripper // DefaultExperienceTemplate
 	task := strings.Replace(contextmgr.DefaultExperienceTemplate, "{}", "Log in first.", 1) + "Pay the bill."
-	exp, cleaned, ok := s.Strip(task, map[string]any{contextmgr.StripModeKey: contextmgr.TrainModeDiscard})
+	exp, cleaned, ok := s.Strip(task, agentevolver.TrainDiscard)
 	fmt.Printf("%q %q %v\n", exp, cleaned, ok)
-	_, kept, ok := s.Strip(task, map[string]any{contextmgr.StripModeKey: contextmgr.TrainModeKeep})
+	_, kept, ok := s.Strip(task, agentevolver.TrainKeep)
 	fmt.Println(kept == task, ok)
 	// Output:
 	// "Log in first." "Pay the bill." true

@@ -67,18 +67,14 @@ func FuzzTemplateStripper(f *testing.F) {
 	f.Add("", "")
 	s := &contextmgr.TemplateStripper{}
 	f.Fuzz(func(t *testing.T, content, mode string) {
-		meta := map[string]any{}
-		if mode != "" {
-			meta[contextmgr.StripModeKey] = mode
-		}
-		exp, cleaned, ok := s.Strip(content, meta)
+		exp, cleaned, ok := s.Strip(content, agentevolver.TrainMode(mode))
 		if !ok {
 			if exp != "" || cleaned != content {
 				t.Fatalf("no strip, but (%q, %q)", exp, cleaned)
 			}
 			return
 		}
-		if mode != "" && mode != contextmgr.TrainModeDiscard {
+		if mode != "" && agentevolver.TrainMode(mode) != agentevolver.TrainDiscard {
 			t.Fatalf("stripped in mode %q", mode)
 		}
 		if len(cleaned) >= len(content) || !strings.Contains(content, exp) {

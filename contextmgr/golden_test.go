@@ -2,6 +2,7 @@ package contextmgr
 
 import (
 	"errors"
+	"github.com/org/agentevolver"
 	"slices"
 	"strconv"
 	"strings"
@@ -227,7 +228,13 @@ func TestGoldenExperienceStrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			exp, cleaned, ok := s.Strip(message, meta)
+			// The reference function reads the mode from
+			// metadata["task_train_mode"] (absent: discard); here it is a
+			// typed argument. The agent flow's own key in the fixtures
+			// ("agentflow_key_is_ignored") is ignored by the function, as
+			// by this mapping.
+			mode, _ := meta["task_train_mode"].(string)
+			exp, cleaned, ok := s.Strip(message, agentevolver.TrainMode(mode))
 			if exp != wantExp || cleaned != wantClean {
 				t.Errorf("Strip = (%q, %q), want (%q, %q)", exp, cleaned, wantExp, wantClean)
 			}

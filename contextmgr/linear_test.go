@@ -333,13 +333,16 @@ func TestSamplesStripExperience(t *testing.T) {
 	task := strings.Replace(contextmgr.DefaultExperienceTemplate, "{}", tip, 1) + "find a flight"
 	tests := []struct {
 		name      string
-		meta      map[string]any
+		exp       agentevolver.ExperienceUse
 		wantStrip bool
+		wantMask  bool
 	}{
-		{"no metadata strips", nil, true},
-		{"discard strips", map[string]any{contextmgr.MetaTrainMode: contextmgr.TrainModeDiscard, contextmgr.MetaAddExp: true}, true},
+		// Not requested, yet the text is there (a user's own template
+		// text, say): stripped under the default mode, but on-policy.
+		{"default mode strips", agentevolver.ExperienceUse{}, true, false},
+		{"discard strips", agentevolver.ExperienceUse{Requested: true, TrainMode: agentevolver.TrainDiscard}, true, true},
 		// The reference stripped here too (its metadata keys disagreed).
-		{"keep keeps", map[string]any{contextmgr.MetaTrainMode: contextmgr.TrainModeKeep, contextmgr.MetaAddExp: true}, false},
+		{"keep keeps", agentevolver.ExperienceUse{Requested: true, TrainMode: agentevolver.TrainKeep}, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -355,7 +358,7 @@ func TestSamplesStripExperience(t *testing.T) {
 				t.Fatal("the policy did not see the experience")
 			}
 			cm.Finish()
-			samples, err := cm.Samples(agentevolver.Trajectory{Metadata: tt.meta})
+			samples, err := cm.Samples(agentevolver.Trajectory{Experience: tt.exp})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -367,8 +370,8 @@ func TestSamplesStripExperience(t *testing.T) {
 			if !strings.HasSuffix(text, "find a flight<|im_end|>\n") {
 				t.Errorf("prompt lost the task: %q", text)
 			}
-			if tt.meta != nil && s.Extras["task_train_expmode"] != tt.meta[contextmgr.MetaTrainMode] {
-				t.Errorf("extras = %v", s.Extras)
+			if !reflect.DeepEqual(s.Experience, tt.exp) || s.ExpMask != tt.wantMask {
+				t.Errorf("sample experience %+v, exp mask %v; want %+v, %v", s.Experience, s.ExpMask, tt.exp, tt.wantMask)
 			}
 			if s.Messages[1].Content == task && tt.wantStrip {
 				t.Error("sample messages still hold the experience")

@@ -158,7 +158,7 @@ func TestTemplateStripperNeedsPlaceholder(t *testing.T) {
 		t.Fatalf("want ErrConfig, got %v", err)
 	}
 	var zero contextmgr.TemplateStripper
-	exp, cleaned, ok := zero.Strip(strings.Replace(contextmgr.DefaultExperienceTemplate, "{}", "tip", 1)+"task", nil)
+	exp, cleaned, ok := zero.Strip(strings.Replace(contextmgr.DefaultExperienceTemplate, "{}", "tip", 1)+"task", "")
 	if !ok || exp != "tip" || cleaned != "task" {
 		t.Errorf("zero stripper: %q, %q, %v", exp, cleaned, ok)
 	}

@@ -2,7 +2,6 @@ package contextmgr
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -26,7 +25,11 @@ func (c *core) sample(msgs []*ExtendedMessage, traj agentevolver.Trajectory) (ag
 	if n := len(msgs); n > 0 && msgs[n-1].Author != AuthorLLM {
 		msgs = msgs[:n-1]
 	}
-	meta := stripMetadata(traj.Metadata)
+	// [BUG/QUIRK] fixed: the reference's stripper read the train mode
+	// under another key than the agent flow wrote it, so experience was
+	// stripped even from "keep" episodes; here the mode is a typed field.
+	mode := traj.Experience.TrainMode.OrDefault()
+	stripped := false
 	for i, m := range msgs {
 		// [BUG/QUIRK] fixed: policy turns keep their sampled ids; the
 		// reference would re-tokenise one that quoted the template. And a
@@ -35,10 +38,11 @@ func (c *core) sample(msgs []*ExtendedMessage, traj agentevolver.Trajectory) (ag
 		if m.Author == AuthorLLM {
 			continue
 		}
-		_, cleaned, ok := c.cfg.Stripper.Strip(m.FutureContent, meta)
+		_, cleaned, ok := c.cfg.Stripper.Strip(m.FutureContent, mode)
 		if !ok {
 			continue
 		}
+		stripped = true
 		s, err := c.newMessage(m.Author, m.Role, cleaned, false)
 		if err != nil {
 			return agentevolver.Sample{}, err
@@ -118,7 +122,10 @@ func (c *core) sample(msgs []*ExtendedMessage, traj agentevolver.Trajectory) (ag
 		RewardScores:   traj.Reward,
 		MaxPromptLen:   c.cfg.MaxPromptLen,
 		MaxResponseLen: c.cfg.MaxResponseLen,
-		Extras:         sampleExtras(traj.Metadata),
+		Experience:     traj.Experience,
+		// Off-policy exactly when experience the policy saw is gone from
+		// the sample (reference §6: add_exp and train mode discard).
+		ExpMask: stripped && traj.Experience.Requested,
 	}
 	if haveLogProbs {
 		s.ResponseLogProbs = slices.Clone(logProbs[split:])
@@ -194,44 +201,6 @@ func minusOnes(n int) []int {
 	out := make([]int, n)
 	for i := range out {
 		out[i] = -1
-	}
-	return out
-}
-
-// stripMetadata adapts trajectory metadata to the stripper's contract.
-// [BUG/QUIRK] fixed: the reference's stripper reads "task_train_mode" while
-// the agent flow writes the mode under "task_train_exp_mode", so experience
-// was stripped even from "keep" episodes; here the flow's key is handed to
-// the stripper under the key it reads.
-func stripMetadata(meta map[string]any) map[string]any {
-	out := maps.Clone(meta)
-	if out == nil {
-		out = map[string]any{}
-	}
-	if mode, ok := meta[MetaTrainMode]; ok {
-		out[StripModeKey] = mode
-	}
-	return out
-}
-
-// sampleExtras copies the experience bookkeeping the trainer reads (the
-// reference's extras: add_exp, task_train_expmode, experience_list).
-func sampleExtras(meta map[string]any) map[string]any {
-	if len(meta) == 0 {
-		return nil
-	}
-	out := map[string]any{}
-	if v, ok := meta[MetaAddExp]; ok {
-		out["add_exp"] = v
-	}
-	if v, ok := meta[MetaTrainMode]; ok {
-		out["task_train_expmode"] = v
-	}
-	if v, ok := meta[MetaExperienceList]; ok {
-		out["experience_list"] = v
-	}
-	if len(out) == 0 {
-		return nil
 	}
 	return out
 }

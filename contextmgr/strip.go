@@ -2,6 +2,8 @@ package contextmgr
 
 import (
 	"fmt"
+
+	"github.com/org/agentevolver"
 	"regexp"
 	"strings"
 	"sync"
@@ -12,26 +14,13 @@ import (
 // goes.
 const DefaultExperienceTemplate = "\n\nSome Related Experience to help you to complete the task:<EXP>{}</EXP>\n\n"
 
-// StripModeKey is the metadata key an ExperienceStripper reads the train
-// mode from: "discard" (the default when absent) strips, anything else
-// keeps.
-const StripModeKey = "task_train_mode"
-
-// TrainModeDiscard and TrainModeKeep are the experience train modes.
-const (
-	// TrainModeDiscard strips experience from training samples.
-	TrainModeDiscard = "discard"
-	// TrainModeKeep keeps experience in training samples.
-	TrainModeKeep = "keep"
-)
-
 // ExperienceStripper removes experience injected at rollout from a message
 // before it is trained on (reference §5.4), so that the policy learns to act
 // without it. Strip returns the first experience found, the message without
 // any injected experience, and whether anything was stripped.
 // Implementations are safe for concurrent use.
 type ExperienceStripper interface {
-	Strip(content string, metadata map[string]any) (experience, cleaned string, ok bool)
+	Strip(content string, mode agentevolver.TrainMode) (experience, cleaned string, ok bool)
 }
 
 // TemplateStripper strips text that matches an experience template: the
@@ -75,12 +64,12 @@ func (s *TemplateStripper) pattern() (*regexp.Regexp, error) {
 	return s.re, s.err
 }
 
-// Strip implements ExperienceStripper. When metadata[StripModeKey] is
-// absent or "discard", the first match's experience is returned and every
-// match is removed; any other mode leaves content unchanged. A template
-// without "{}" never strips.
-func (s *TemplateStripper) Strip(content string, metadata map[string]any) (experience, cleaned string, ok bool) {
-	if mode, present := metadata[StripModeKey]; present && mode != TrainModeDiscard {
+// Strip implements ExperienceStripper. With mode TrainDiscard (or empty,
+// the reference's default) the first match's experience is returned and
+// every match is removed; any other mode leaves content unchanged. A
+// template without "{}" never strips.
+func (s *TemplateStripper) Strip(content string, mode agentevolver.TrainMode) (experience, cleaned string, ok bool) {
+	if mode.OrDefault() != agentevolver.TrainDiscard {
 		return "", content, false
 	}
 	re, err := s.pattern()

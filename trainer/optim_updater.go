@@ -102,8 +102,13 @@ type StepMetrics struct {
 	KLLoss           float64 // aggregated KL penalty to the reference (0 without KL loss)
 	KLCoef           float64 // weight of KLLoss in the objective (0 without KL loss)
 	Entropy          float64 // aggregated entropy; NaN when not computed
-	GradNorm         float64 // global gradient norm before clipping
-	LR               float64 // learning rate of the step
+	// OffPGLoss is the mean HET off-policy loss over the tokens of
+	// samples whose experience was stripped (off_pg_loss; 0 without
+	// any), and ExpTokenShare those tokens' share of the loss tokens.
+	OffPGLoss     float64
+	ExpTokenShare float64
+	GradNorm      float64 // global gradient norm before clipping
+	LR            float64 // learning rate of the step
 	// Skipped reports a non-finite gradient norm: as veRL does, the step
 	// changed nothing.
 	Skipped bool
@@ -121,6 +126,8 @@ func (m StepMetrics) Map() map[string]float64 {
 		"actor/kl_loss":              m.KLLoss,
 		"actor/kl_coef":              m.KLCoef,
 		"actor/entropy":              m.Entropy,
+		"actor/off_pg_loss":          m.OffPGLoss,
+		"actor/exp_token_share":      m.ExpTokenShare,
 		"actor/grad_norm":            m.GradNorm,
 		"actor/lr":                   m.LR,
 	}
@@ -282,7 +289,11 @@ func (u *Updater) Update(ctx context.Context, b *Batch) ([]StepMetrics, error) {
 				Epoch: epoch, MiniBatch: i,
 				PGLoss: res.metrics[0], PGClipFrac: res.metrics[1], PGClipFracLower: res.metrics[2], PPOKL: res.metrics[3],
 				KLLoss: res.metrics[4], Entropy: res.metrics[5], KLCoef: u.klCoef(),
-				GradNorm: res.gradNorm, LR: u.lr, Skipped: res.skipped,
+				ExpTokenShare: res.metrics[7],
+				GradNorm:      res.gradNorm, LR: u.lr, Skipped: res.skipped,
+			}
+			if m.ExpTokenShare > 0 {
+				m.OffPGLoss = res.metrics[6] / m.ExpTokenShare
 			}
 			if !u.entropyComputed() {
 				m.Entropy = math.NaN()
@@ -334,5 +345,14 @@ func (u *Updater) microBatchLoss(ctx *mlctx.Context, in []*graph.Node) (*graph.N
 			loss = graph.Sub(loss, graph.MulScalar(entropyLoss, u.cfg.EntropyCoef))
 		}
 	}
-	return loss, []*graph.Node{pg.Loss, pg.ClipFrac, pg.ClipFracLower, pg.PPOKL, klLoss, entropyLoss}
+	// The off-policy loss and token share, as parts over the mini-batch's
+	// loss tokens that sum exactly across micro-batches; OffPGLoss is
+	// their quotient.
+	offPart, expPart := graph.ScalarZero(loss.Graph(), loss.DType()), graph.ScalarZero(loss.Graph(), loss.DType())
+	if pin.ExpMask != nil {
+		expTokens := graph.Mul(pin.ExpMask, mask)
+		offPart = maskedMeanOver(graph.StopGradient(pg.OffTokenLosses), expTokens, t.tokens)
+		expPart = maskedMeanOver(graph.OnesLike(mask), expTokens, t.tokens)
+	}
+	return loss, []*graph.Node{pg.Loss, pg.ClipFrac, pg.ClipFracLower, pg.PPOKL, klLoss, entropyLoss, offPart, expPart}
 }

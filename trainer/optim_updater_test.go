@@ -308,7 +308,7 @@ func TestPPOEpochsOverMiniBatches(t *testing.T) {
 	if ms[0].PPOKL != 0 || ms[2].PPOKL == 0 {
 		t.Errorf("ppo_kl should be 0 on the first, on-policy step and not after: %v, %v", ms[0].PPOKL, ms[2].PPOKL)
 	}
-	if got := ms[0].Map(); len(got) != 9 || got["actor/pg_loss"] != ms[0].PGLoss || got["actor/kl_coef"] != trainer.DefaultKLCoef {
+	if got := ms[0].Map(); len(got) != 11 || got["actor/pg_loss"] != ms[0].PGLoss || got["actor/kl_coef"] != trainer.DefaultKLCoef {
 		t.Errorf("Map() = %v", got)
 	}
 }
@@ -420,5 +420,20 @@ func TestUpdaterWithExperienceMask(t *testing.T) {
 	// because row 1 is no longer clipped.
 	if !(mixed[0].PGLoss < on[0].PGLoss) {
 		t.Errorf("off-policy rows should lower the loss (less clipping): on %v, mixed %v", on[0].PGLoss, mixed[0].PGLoss)
+	}
+	// Row 1's loss tokens are off-policy: their share and their loss are
+	// reported (ratio ≈ 1.49 under the 1.6 bound, advantage 1: ≈ -1.49).
+	var tokens, offTokens float64
+	for i, row := range b.LossMask {
+		for _, m := range row {
+			tokens += float64(m)
+			offTokens += float64(m) * float64(b.ExpMask[i][0])
+		}
+	}
+	if share := mixed[0].ExpTokenShare; math.Abs(share-offTokens/tokens) > 1e-5 || on[0].ExpTokenShare != 0 {
+		t.Errorf("exp token share %v (all on-policy: %v), want %v", share, on[0].ExpTokenShare, offTokens/tokens)
+	}
+	if off := mixed[0].OffPGLoss; math.Abs(off+math.Exp(0.4)) > 0.05 || on[0].OffPGLoss != 0 {
+		t.Errorf("off-policy loss %v (all on-policy: %v), want about %v", off, on[0].OffPGLoss, -math.Exp(0.4))
 	}
 }

@@ -125,7 +125,10 @@ func TestADCAConfigErrors(t *testing.T) {
 	}
 	for _, bad := range []func(*Config){
 		func(c *Config) { c.Attribution.Judge = "crystal-ball" },
-		func(c *Config) { c.Attribution.ADCA.PRMScheme = "allocation"; c.Attribution.ADCA.ORMDistribution = "only_prm" },
+		func(c *Config) {
+			c.Attribution.ADCA.PRMScheme = "allocation"
+			c.Attribution.ADCA.ORMDistribution = "only_prm"
+		},
 		func(c *Config) { c.Attribution.ADCA.PRMSteps = 0 },
 		func(c *Config) { c.Attribution.ADCA.SkipType = "skip_everything" },
 	} {

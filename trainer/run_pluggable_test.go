@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/org/agentevolver"
@@ -143,4 +145,57 @@ func TestFitLogProbAlignmentOnCutReplies(t *testing.T) {
 		t.Errorf("episode/turns = %v: the test needs multi-turn episodes", m["episode/turns"])
 	}
 	t.Logf("logprob_diff_max %.3g, mean %.3g, turns %.2f", m["rollout/logprob_diff_max"], m["rollout/logprob_diff"], m["episode/turns"])
+}
+
+// tipInjector prepends a fixed experience to the task, as an experience
+// pool would.
+type tipInjector struct{}
+
+func (tipInjector) Inject(_ context.Context, _ agentevolver.Task, msgs []agentevolver.Message) ([]agentevolver.Message, []string, error) {
+	exp := strings.Replace(contextmgr.DefaultExperienceTemplate, "{}", "call one tool per turn", 1)
+	out := slices.Clone(msgs)
+	out[len(out)-1].Content = exp + out[len(out)-1].Content
+	return out, []string{exp}, nil
+}
+
+// TestFitTrainsStrippedExperienceOffPolicy injects experience into half
+// of the rollouts (train mode discard): it is stripped from their samples,
+// whose tokens then train with the off-policy clip range, which the
+// step's actor/exp_token_share and actor/off_pg_loss show.
+func TestFitTrainsStrippedExperienceOffPolicy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a tiny model")
+	}
+	cfg := tinyConfig(t)
+	cfg.WarmStart.Steps = 1
+	cfg.Trainer.RLSteps = 1
+	// Advantage 1 on every trained token, so that every token has a loss.
+	ones := advantageFunc(func(in AdvantageInput) [][]float32 { return in.LossMask })
+	_, err := mustNew(t, cfg, Options{Hooks: Hooks{Experience: tipInjector{}, ExperienceRatio: 0.5, Advantages: ones}}).Fit(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMetricsDocumented(t, cfg.Trainer.OutputDir)
+	records, err := runlog.ReadMetrics(filepath.Join(cfg.Trainer.OutputDir, MetricsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range records {
+		if _, ok := r.Value("reward/mean"); !ok {
+			continue
+		}
+		share, _ := r.Value("actor/exp_token_share")
+		off, _ := r.Value("actor/off_pg_loss")
+		// One rollout of two per task carries experience.
+		if !(share > 0 && share < 1) || off == 0 {
+			t.Errorf("step %d: exp token share %v, off-policy loss %v; want a share in (0, 1) and a loss", r.Step, share, off)
+		}
+	}
+}
+
+// advantageFunc adapts a function to AdvantageEstimator.
+type advantageFunc func(in AdvantageInput) [][]float32
+
+func (f advantageFunc) Advantages(_ context.Context, in AdvantageInput) (AdvantageOutput, error) {
+	return AdvantageOutput{Advantages: f(in)}, nil
 }

@@ -226,7 +226,7 @@ func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sampl
 		}
 		hookMetrics = got.Metrics
 	}
-	batch := &Batch{Tokens: p.Tokens, LossMask: p.LossMask, Advantages: adv}
+	batch := &Batch{Tokens: p.Tokens, LossMask: p.LossMask, Advantages: adv, ExpMask: expMask(samples, len(p.LossMask), len(p.LossMask[0]))}
 	if batch.OldLogProbs, err = r.updater.LogProbs(ctx, &batch.Tokens); err != nil {
 		return nil, fmt.Errorf("old log-probs: %w", err)
 	}
@@ -266,6 +266,29 @@ func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sampl
 		}
 	}
 	return out, nil
+}
+
+// expMask is the batch's HET experience mask, rows x width: ones on the
+// rows of samples whose injected experience was stripped for training
+// (Sample.ExpMask), which train with the off-policy clip range; nil when
+// there are none, so the loss takes its on-policy-only form.
+func expMask(samples []agentevolver.Sample, rows, width int) [][]float32 {
+	var m [][]float32
+	for i, s := range samples {
+		if !s.ExpMask {
+			continue
+		}
+		if m == nil {
+			m = make([][]float32, rows)
+			for r := range m {
+				m[r] = make([]float32, width)
+			}
+		}
+		for j := range m[i] {
+			m[i][j] = 1
+		}
+	}
+	return m
 }
 
 // rolloutLogProbDiff compares the log-probs the policy reported while

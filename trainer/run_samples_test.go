@@ -108,3 +108,14 @@ func TestPadSamplesStepIDs(t *testing.T) {
 		t.Fatalf("step ids of the wrong length: err = %v", err)
 	}
 }
+
+func TestExpMask(t *testing.T) {
+	samples := []agentevolver.Sample{{}, {ExpMask: true}, {}}
+	if m := expMask(samples[:1], 2, 3); m != nil {
+		t.Fatalf("no stripped sample: mask %v, want nil", m)
+	}
+	want := [][]float32{{0, 0}, {1, 1}, {0, 0}, {0, 0}} // the filler row stays on-policy
+	if m := expMask(samples, 4, 2); !reflect.DeepEqual(m, want) {
+		t.Fatalf("mask %v, want %v", m, want)
+	}
+}
