@@ -10,6 +10,7 @@ import (
 
 	"github.com/org/agentevolver/attribution"
 	"github.com/org/agentevolver/contextmgr"
+	"github.com/org/agentevolver/experience"
 	"github.com/org/agentevolver/internal/config"
 	"github.com/org/agentevolver/model"
 )
@@ -31,6 +32,10 @@ type Config struct {
 	// Attribution is self-attributing: step judges and ADCA-GRPO
 	// step-level advantages (the reference's section name).
 	Attribution AttributionConfig `yaml:"attribution_driven_credit_assignment"`
+	// Experience is self-navigating: which rollouts get experience from
+	// the pool and what training does with it (the reference's
+	// exp_manager section).
+	Experience ExperienceConfig `yaml:"exp_manager"`
 }
 
 // RunConfig is the schedule and bookkeeping of a run.
@@ -330,6 +335,31 @@ type AttributionConfig struct {
 	ADCA ADCAGRPOConfig `yaml:"adca_grpo"`
 }
 
+// ExperienceConfig is the reference's exp_manager section (§5.1, §5.8):
+// per task a train mode (keep: experience stays in the training sample;
+// discard: it is stripped and the sample trains off-policy), per rollout
+// whether to ask the pool for experience. The method presets are:
+//
+//	baseline  train_rollout_mode woexp
+//	EC        mixed, train_sample_mode allkeep
+//	EI        mixed, alldiscard
+//	HET       mixed, hybrid with train_sample_keepratio in (0, 1)
+//
+// Experience comes from Options.Hooks.Experience (an
+// agentflow.ExperienceInjector, usually an experience.Injector over a
+// pool); without one no rollout gets any, whatever the modes.
+type ExperienceConfig struct {
+	// ValRolloutMode and TrainRolloutMode are woexp, mixed or all.
+	ValRolloutMode   string `yaml:"val_rollout_mode"`
+	TrainRolloutMode string `yaml:"train_rollout_mode"`
+	// RolloutRatio is mixed's share of a task's rollouts with experience.
+	RolloutRatio float64 `yaml:"rollout_ratio"`
+	// TrainSampleMode is allkeep, alldiscard or hybrid, with
+	// TrainSampleKeepRatio the share of keep tasks for hybrid.
+	TrainSampleMode      string  `yaml:"train_sample_mode"`
+	TrainSampleKeepRatio float64 `yaml:"train_sample_keepratio"`
+}
+
 // Judges of AttributionConfig.Judge.
 const (
 	JudgeOracle = "oracle"
@@ -462,6 +492,8 @@ func DefaultConfig() Config {
 		// The warm start imitates the expert on 300 of the 500 training
 		// tasks; RL then practises on all of them.
 		WarmStart: WarmStartConfig{Steps: 250, BatchSize: 16, LR: 1e-3, Demos: 300},
+		// The reference's defaults: no experience.
+		Experience: ExperienceConfig{ValRolloutMode: "woexp", TrainRolloutMode: "woexp", TrainSampleMode: "alldiscard"},
 		// The reference's defaults, off.
 		Attribution: AttributionConfig{
 			Judge: JudgeOracle, ConsistentScale: 1, PosUnconsistentScale: 0.2, NegUnconsistentScale: 0.2,
@@ -562,6 +594,11 @@ func (c Config) Validate() error {
 	if c.WarmStart.Steps > 0 {
 		check(c.WarmStart.BatchSize > 0, "warm_start.batch_size must be > 0")
 		check(c.WarmStart.LR > 0, "warm_start.lr must be > 0")
+	}
+	for _, a := range []experience.Allocation{c.Experience.trainAllocation(), c.Experience.valAllocation()} {
+		if err := a.Validate(); err != nil {
+			errs = append(errs, "exp_manager: "+err.Error())
+		}
 	}
 	if c.Attribution.Enable {
 		check(c.Attribution.Judge == JudgeOracle || c.Attribution.Judge == JudgeLLM,

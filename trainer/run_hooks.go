@@ -15,11 +15,10 @@ type Hooks struct {
 	// synthetic or mixed). Nil draws them from the environment's training
 	// split, shuffled per epoch.
 	Tasks TaskSource
-	// Experience injects experience into rollouts (self-navigating).
+	// Experience injects experience into rollouts (self-navigating), for
+	// example an experience.Injector over a pool; which rollouts ask for
+	// it, and what training does with it, is the exp_manager section.
 	Experience agentflow.ExperienceInjector
-	// ExperienceRatio is the fraction of rollouts per task that ask
-	// Experience for experience; 0 means none.
-	ExperienceRatio float64
 	// Recorder receives each step's trajectories after the update (for
 	// example to summarise them into an experience store).
 	Recorder TrajectoryRecorder

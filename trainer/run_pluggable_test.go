@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/org/agentevolver"
@@ -148,48 +149,73 @@ func TestFitLogProbAlignmentOnCutReplies(t *testing.T) {
 }
 
 // tipInjector prepends a fixed experience to the task, as an experience
-// pool would.
-type tipInjector struct{}
+// pool would, counting its calls.
+type tipInjector struct{ calls *atomic.Int64 }
 
-func (tipInjector) Inject(_ context.Context, _ agentevolver.Task, msgs []agentevolver.Message) ([]agentevolver.Message, []string, error) {
+func (in tipInjector) Inject(_ context.Context, _ agentevolver.Task, msgs []agentevolver.Message) ([]agentevolver.Message, []string, error) {
+	in.calls.Add(1)
 	exp := strings.Replace(contextmgr.DefaultExperienceTemplate, "{}", "call one tool per turn", 1)
 	out := slices.Clone(msgs)
 	out[len(out)-1].Content = exp + out[len(out)-1].Content
 	return out, []string{exp}, nil
 }
 
-// TestFitTrainsStrippedExperienceOffPolicy injects experience into half
-// of the rollouts (train mode discard): it is stripped from their samples,
-// whose tokens then train with the off-policy clip range, which the
-// step's actor/exp_token_share and actor/off_pg_loss show.
-func TestFitTrainsStrippedExperienceOffPolicy(t *testing.T) {
+// TestFitExperienceModes runs the method presets of reference §5.8 with
+// an injector: the exp_manager modes decide which rollouts get experience
+// (baseline none, the others half of them) and whether it is stripped for
+// training, and stripped samples train with the off-policy clip range,
+// which the step's actor/exp_token_share and actor/off_pg_loss show.
+func TestFitExperienceModes(t *testing.T) {
 	if testing.Short() {
-		t.Skip("trains a tiny model")
+		t.Skip("trains a tiny model four times")
 	}
-	cfg := tinyConfig(t)
-	cfg.WarmStart.Steps = 1
-	cfg.Trainer.RLSteps = 1
-	// Advantage 1 on every trained token, so that every token has a loss.
-	ones := advantageFunc(func(in AdvantageInput) [][]float32 { return in.LossMask })
-	_, err := mustNew(t, cfg, Options{Hooks: Hooks{Experience: tipInjector{}, ExperienceRatio: 0.5, Advantages: ones}}).Fit(context.Background())
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name       string
+		exp        ExperienceConfig
+		wantCalls  int64 // injections: 2 tasks x 2 rollouts in the one RL step
+		offPolicy  bool  // some loss tokens off-policy
+		allOnShare bool
+	}{
+		{"baseline", ExperienceConfig{TrainRolloutMode: "woexp", ValRolloutMode: "woexp", TrainSampleMode: "alldiscard"}, 0, false, true},
+		{"EC", ExperienceConfig{TrainRolloutMode: "mixed", ValRolloutMode: "woexp", RolloutRatio: 0.5, TrainSampleMode: "allkeep"}, 2, false, true},
+		{"EI", ExperienceConfig{TrainRolloutMode: "mixed", ValRolloutMode: "woexp", RolloutRatio: 0.5, TrainSampleMode: "alldiscard"}, 2, true, false},
+		{"HET", ExperienceConfig{TrainRolloutMode: "mixed", ValRolloutMode: "woexp", RolloutRatio: 0.5, TrainSampleMode: "hybrid", TrainSampleKeepRatio: 0.5}, 2, true, false},
 	}
-	checkMetricsDocumented(t, cfg.Trainer.OutputDir)
-	records, err := runlog.ReadMetrics(filepath.Join(cfg.Trainer.OutputDir, MetricsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range records {
-		if _, ok := r.Value("reward/mean"); !ok {
-			continue
-		}
-		share, _ := r.Value("actor/exp_token_share")
-		off, _ := r.Value("actor/off_pg_loss")
-		// One rollout of two per task carries experience.
-		if !(share > 0 && share < 1) || off == 0 {
-			t.Errorf("step %d: exp token share %v, off-policy loss %v; want a share in (0, 1) and a loss", r.Step, share, off)
-		}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := tinyConfig(t)
+			cfg.WarmStart.Steps = 1
+			cfg.Trainer.RLSteps = 1
+			cfg.Experience = tt.exp
+			var calls atomic.Int64
+			// Advantage 1 on every trained token, so that every token has a loss.
+			ones := advantageFunc(func(in AdvantageInput) [][]float32 { return in.LossMask })
+			_, err := mustNew(t, cfg, Options{Hooks: Hooks{Experience: tipInjector{&calls}, Advantages: ones}}).Fit(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := calls.Load(); got != tt.wantCalls {
+				t.Errorf("%d injections, want %d", got, tt.wantCalls)
+			}
+			checkMetricsDocumented(t, cfg.Trainer.OutputDir)
+			records, err := runlog.ReadMetrics(filepath.Join(cfg.Trainer.OutputDir, MetricsFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range records {
+				if _, ok := r.Value("reward/mean"); !ok {
+					continue
+				}
+				share, _ := r.Value("actor/exp_token_share")
+				off, _ := r.Value("actor/off_pg_loss")
+				if tt.offPolicy && (!(share > 0 && share < 1) || off == 0) {
+					t.Errorf("exp token share %v, off-policy loss %v; want a share in (0, 1) and a loss", share, off)
+				}
+				if tt.allOnShare && (share != 0 || off != 0) {
+					t.Errorf("exp token share %v, off-policy loss %v; want 0 (nothing stripped)", share, off)
+				}
+			}
+		})
 	}
 }
 

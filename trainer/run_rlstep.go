@@ -84,11 +84,11 @@ func (r *run) rlStep(ctx context.Context, step int, note outageNote) (map[string
 	}
 	n := r.cfg.Rollout.N
 	rollouts := agentflow.Expand(tasks, n)
-	withExp := int(r.hooks.ExperienceRatio*float64(n) + 0.5)
 	for i := range rollouts {
-		d, j := i/n, i%n
-		rollouts[i].Seed = rolloutSeed(r.cfg.Trainer.Seed, phaseTrain, step, d, j)
-		rollouts[i].AddExperience = r.hooks.Experience != nil && j < withExp
+		rollouts[i].Seed = rolloutSeed(r.cfg.Trainer.Seed, phaseTrain, step, i/n, i%n)
+	}
+	if err := r.allocateExperience(rollouts, n, r.cfg.Experience.trainAllocation(), phaseTrain, step); err != nil {
+		return nil, err
 	}
 	results, failures, err := r.runEpisodes(ctx, r.runner(r.flow(r.policy, r.cfg.Rollout.Temperature)), rollouts, "rl", step+1)
 	if err != nil {

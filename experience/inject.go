@@ -1,0 +1,77 @@
+package experience
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/org/agentevolver"
+)
+
+// DefaultTemplate wraps retrieved experience before it is prepended to
+// the task (reference §5.2); "{}" marks where the experience goes. It is
+// contextmgr.DefaultExperienceTemplate, which strips what it wraps.
+const DefaultTemplate = "\n\nSome Related Experience to help you to complete the task:<EXP>{}</EXP>\n\n"
+
+// DefaultTopK is how many experiences are retrieved per task
+// (reme.retrieve_top_k).
+const DefaultTopK = 3
+
+// Injector adds experience from a Pool to an episode's initial messages
+// (reference §5.3): it retrieves up to TopK experiences for them, formats
+// their texts with Template and prepends the result to the last initial
+// message, the task. It implements agentflow.ExperienceInjector. The zero
+// Template and TopK mean DefaultTemplate and DefaultTopK.
+type Injector struct {
+	Pool     Pool
+	Template string
+	TopK     int
+}
+
+// Inject returns msgs with experience prepended to the last message, and
+// the formatted experience; msgs unchanged (and no experience) when the
+// pool has none for the task. Errors are the pool's; the agent flow then
+// runs the episode without experience.
+func (in *Injector) Inject(ctx context.Context, _ agentevolver.Task, msgs []agentevolver.Message) ([]agentevolver.Message, []string, error) {
+	if in == nil || in.Pool == nil {
+		return nil, nil, fmt.Errorf("%w: injector without a pool", ErrConfig)
+	}
+	if len(msgs) == 0 {
+		return msgs, nil, nil
+	}
+	k := in.TopK
+	if k <= 0 {
+		k = DefaultTopK
+	}
+	exps, err := in.Pool.Retrieve(ctx, msgs, k)
+	if err != nil {
+		return nil, nil, err
+	}
+	tpl := in.Template
+	if tpl == "" {
+		tpl = DefaultTemplate
+	}
+	// An experience (an LLM's words, untrusted) holding the template's
+	// closing text would end the stripper's match early and leave the
+	// rest of it in the training sample: such text is removed.
+	_, closing, _ := strings.Cut(tpl, "{}")
+	closing = strings.TrimSpace(closing)
+	var texts []string
+	for _, e := range exps {
+		t := e.Text
+		if closing != "" {
+			t = strings.ReplaceAll(t, closing, "")
+		}
+		if t = strings.TrimSpace(t); t != "" {
+			texts = append(texts, t)
+		}
+	}
+	if len(texts) == 0 {
+		return msgs, nil, nil
+	}
+	formatted := strings.Replace(tpl, "{}", strings.Join(texts, "\n"), 1)
+	out := slices.Clone(msgs)
+	out[len(out)-1].Content = formatted + out[len(out)-1].Content
+	return out, []string{formatted}, nil
+}
