@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/org/agentevolver"
 )
@@ -27,6 +28,19 @@ type Injector struct {
 	Pool     Pool
 	Template string
 	TopK     int
+
+	hits, misses, errs atomic.Int64
+}
+
+// InjectorStats count an Injector's retrievals since it was made.
+type InjectorStats struct {
+	// Hits found experience, Misses found none, Errors failed.
+	Hits, Misses, Errors int64
+}
+
+// Stats returns the retrieval counts so far.
+func (in *Injector) Stats() InjectorStats {
+	return InjectorStats{Hits: in.hits.Load(), Misses: in.misses.Load(), Errors: in.errs.Load()}
 }
 
 // Inject returns msgs with experience prepended to the last message, and
@@ -46,6 +60,7 @@ func (in *Injector) Inject(ctx context.Context, _ agentevolver.Task, msgs []agen
 	}
 	exps, err := in.Pool.Retrieve(ctx, msgs, k)
 	if err != nil {
+		in.errs.Add(1)
 		return nil, nil, err
 	}
 	tpl := in.Template
@@ -68,8 +83,10 @@ func (in *Injector) Inject(ctx context.Context, _ agentevolver.Task, msgs []agen
 		}
 	}
 	if len(texts) == 0 {
+		in.misses.Add(1)
 		return msgs, nil, nil
 	}
+	in.hits.Add(1)
 	formatted := strings.Replace(tpl, "{}", strings.Join(texts, "\n"), 1)
 	out := slices.Clone(msgs)
 	out[len(out)-1].Content = formatted + out[len(out)-1].Content

@@ -60,6 +60,16 @@ func TestInjectorNothingFound(t *testing.T) {
 	if _, _, err := (&Injector{Pool: &fixedPool{err: boom}}).Inject(context.Background(), agentevolver.Task{}, init); !errors.Is(err, boom) {
 		t.Fatalf("err = %v", err)
 	}
+	in := &Injector{Pool: &fixedPool{err: boom}}
+	in.Inject(context.Background(), agentevolver.Task{}, init)
+	in.Pool = &fixedPool{exps: []Experience{{Text: "tip"}}}
+	in.Inject(context.Background(), agentevolver.Task{}, init)
+	in.Inject(context.Background(), agentevolver.Task{}, init)
+	in.Pool = &fixedPool{}
+	in.Inject(context.Background(), agentevolver.Task{}, init)
+	if got := in.Stats(); got != (InjectorStats{Hits: 2, Misses: 1, Errors: 1}) {
+		t.Errorf("stats %+v", got)
+	}
 	if _, _, err := (&Injector{}).Inject(context.Background(), agentevolver.Task{}, init); !errors.Is(err, ErrConfig) {
 		t.Fatalf("no pool: err = %v", err)
 	}

@@ -358,6 +358,26 @@ type ExperienceConfig struct {
 	// TrainSampleKeepRatio the share of keep tasks for hybrid.
 	TrainSampleMode      string  `yaml:"train_sample_mode"`
 	TrainSampleKeepRatio float64 `yaml:"train_sample_keepratio"`
+	// ExperienceTemplate wraps injected experience ("{}" marks it) and is
+	// what training strips; empty means the reference's template.
+	ExperienceTemplate string `yaml:"experience_template"`
+	// RetrieveTopK is how many experiences a rollout retrieves
+	// (reme.retrieve_top_k).
+	RetrieveTopK int `yaml:"retrieve_top_k"`
+	// UpdatedFreq updates the pool with the trajectories of every
+	// UpdatedFreq-th RL step (in the background, waited for after the
+	// step's policy update); 0 never updates during training.
+	UpdatedFreq int `yaml:"updated_freq"`
+	// InitExpBeforeTraining fills the pool before RL from episodes of
+	// InitSplit's tasks (at the validation temperature, in
+	// SummaryBatchSize chunks per task). The reference rolls out the
+	// validation split here, which leaks held-out tasks into the
+	// experience; the default is the training split.
+	InitExpBeforeTraining bool   `yaml:"init_exp_before_training"`
+	InitSplit             string `yaml:"init_split"`
+	// InitTasks bounds the tasks of the initialisation; 0 means all.
+	InitTasks        int `yaml:"init_tasks"`
+	SummaryBatchSize int `yaml:"summary_batch_size"`
 }
 
 // Judges of AttributionConfig.Judge.
@@ -493,7 +513,10 @@ func DefaultConfig() Config {
 		// tasks; RL then practises on all of them.
 		WarmStart: WarmStartConfig{Steps: 250, BatchSize: 16, LR: 1e-3, Demos: 300},
 		// The reference's defaults: no experience.
-		Experience: ExperienceConfig{ValRolloutMode: "woexp", TrainRolloutMode: "woexp", TrainSampleMode: "alldiscard"},
+		Experience: ExperienceConfig{
+			ValRolloutMode: "woexp", TrainRolloutMode: "woexp", TrainSampleMode: "alldiscard",
+			RetrieveTopK: 3, InitSplit: "train", SummaryBatchSize: 8,
+		},
 		// The reference's defaults, off.
 		Attribution: AttributionConfig{
 			Judge: JudgeOracle, ConsistentScale: 1, PosUnconsistentScale: 0.2, NegUnconsistentScale: 0.2,
@@ -595,6 +618,9 @@ func (c Config) Validate() error {
 		check(c.WarmStart.BatchSize > 0, "warm_start.batch_size must be > 0")
 		check(c.WarmStart.LR > 0, "warm_start.lr must be > 0")
 	}
+	check(c.Experience.RetrieveTopK >= 0 && c.Experience.UpdatedFreq >= 0 && c.Experience.InitTasks >= 0 && c.Experience.SummaryBatchSize >= 0,
+		"exp_manager: retrieve_top_k, updated_freq, init_tasks and summary_batch_size must be >= 0")
+	check(c.Experience.ExperienceTemplate == "" || strings.Contains(c.Experience.ExperienceTemplate, "{}"), "exp_manager.experience_template has no {} placeholder")
 	for _, a := range []experience.Allocation{c.Experience.trainAllocation(), c.Experience.valAllocation()} {
 		if err := a.Validate(); err != nil {
 			errs = append(errs, "exp_manager: "+err.Error())

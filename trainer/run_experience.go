@@ -1,8 +1,14 @@
 package trainer
 
 import (
+	"cmp"
+	"context"
 	"fmt"
+	"slices"
+	"strings"
+	"time"
 
+	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/agentflow"
 	"github.com/org/agentevolver/experience"
 )
@@ -42,4 +48,129 @@ func (r *run) allocateExperience(rollouts []agentflow.Rollout, n int, a experien
 		rollouts[i].TrainMode = t.TrainMode
 	}
 	return nil
+}
+
+// setupExperience wires Options.ExperiencePool: an injector over it
+// becomes the rollouts' Hooks.Experience.
+func (r *run) setupExperience(cfg Config, opts Options) error {
+	if opts.ExperiencePool == nil {
+		return nil
+	}
+	if r.hooks.Experience != nil {
+		return fmt.Errorf("%w: Options.ExperiencePool and Hooks.Experience both inject experience; choose one", ErrConfig)
+	}
+	r.pool = opts.ExperiencePool
+	r.injector = &experience.Injector{Pool: r.pool, Template: cfg.Experience.ExperienceTemplate, TopK: cfg.Experience.RetrieveTopK}
+	r.hooks.Experience = r.injector
+	return nil
+}
+
+// initExperience fills the pool before RL (exp_manager.
+// init_exp_before_training): episodes of the init split's tasks at the
+// validation temperature, summarised per task in chunks of
+// summary_batch_size trajectories. Failed episodes are left out, as
+// everywhere.
+func (r *run) initExperience(ctx context.Context) error {
+	ec := r.cfg.Experience
+	if r.pool == nil || !ec.InitExpBeforeTraining {
+		return nil
+	}
+	began := time.Now()
+	tasks, err := r.env.tasks(ctx, r.cfg, cmp.Or(ec.InitSplit, r.cfg.Data.TrainSplit))
+	if err != nil {
+		return err
+	}
+	if ec.InitTasks > 0 && ec.InitTasks < len(tasks) {
+		tasks = tasks[:ec.InitTasks]
+	}
+	k := r.cfg.Rollout.ValN
+	rollouts := agentflow.Expand(tasks, k)
+	for i := range rollouts {
+		rollouts[i].Seed = rolloutSeed(r.cfg.Trainer.Seed, phaseInitExperience, 0, i/k, i%k)
+	}
+	if err := r.allocateExperience(rollouts, k, r.cfg.Experience.valAllocation(), phaseInitExperience, 0); err != nil {
+		return err
+	}
+	results, failures, err := r.runEpisodes(ctx, r.runner(r.flow(r.policy, r.cfg.Rollout.ValTemperature)), rollouts, "init_experience", 0)
+	if err != nil {
+		return fmt.Errorf("trainer: experience initialisation: %w", err)
+	}
+	trajs := make([]agentevolver.Trajectory, len(results))
+	for i, res := range results {
+		trajs[i] = res.Trajectory
+	}
+	chunks := summaryChunks(trajs, cmp.Or(ec.SummaryBatchSize, 8))
+	for _, c := range chunks {
+		if err := r.pool.Update(ctx, c); err != nil {
+			return fmt.Errorf("trainer: experience initialisation: %w", err)
+		}
+	}
+	r.log.Info("trainer: experience pool initialised", "split", cmp.Or(ec.InitSplit, r.cfg.Data.TrainSplit), "tasks", len(tasks),
+		"episodes", len(trajs), "failed", failures.failed, "requests", len(chunks), "seconds", time.Since(began).Seconds())
+	return nil
+}
+
+// summaryChunks groups trajectories by task (sorted by task id, as the
+// reference does) and cuts each group into chunks of at most size.
+func summaryChunks(trajs []agentevolver.Trajectory, size int) [][]agentevolver.Trajectory {
+	sorted := slices.Clone(trajs)
+	slices.SortStableFunc(sorted, func(a, b agentevolver.Trajectory) int { return strings.Compare(a.TaskID, b.TaskID) })
+	var out [][]agentevolver.Trajectory
+	for i := 0; i < len(sorted); {
+		j := i
+		for j < len(sorted) && sorted[j].TaskID == sorted[i].TaskID && j-i < size {
+			j++
+		}
+		out = append(out, sorted[i:j])
+		i = j
+	}
+	return out
+}
+
+// pendingUpdate is a pool update running in the background.
+type pendingUpdate struct {
+	done    chan error
+	started time.Time
+}
+
+// startPoolUpdate updates the pool with a step's trajectories in the
+// background when exp_manager.updated_freq says so (the 1-based step is a
+// multiple of it); nil otherwise.
+func (r *run) startPoolUpdate(ctx context.Context, step int, trajs []agentevolver.Trajectory) *pendingUpdate {
+	f := r.cfg.Experience.UpdatedFreq
+	if r.pool == nil || f <= 0 || step%f != 0 || len(trajs) == 0 {
+		return nil
+	}
+	u := &pendingUpdate{done: make(chan error, 1), started: time.Now()}
+	trajs = slices.Clone(trajs)
+	go func() { u.done <- r.pool.Update(ctx, trajs) }()
+	return u
+}
+
+// finish waits for the update and adds its metrics. A failed update is
+// logged and counted, not fatal: the pool keeps what it had and training
+// goes on, as in the reference.
+func (u *pendingUpdate) finish(r *run, step int, m map[string]float64) {
+	if u == nil {
+		return
+	}
+	err := <-u.done
+	m["exp/update_s"] = time.Since(u.started).Seconds()
+	m["exp/update_failed"] = 0
+	if err != nil {
+		m["exp/update_failed"] = 1
+		r.log.Warn("trainer: experience pool update failed; the pool keeps what it had", "step", step, "err", err)
+	}
+}
+
+// injectionMetrics adds the retrievals since the last call.
+func (r *run) injectionMetrics(m map[string]float64) {
+	if r.injector == nil {
+		return
+	}
+	now := r.injector.Stats()
+	m["exp/retrieval_hits"] = float64(now.Hits - r.injected.Hits)
+	m["exp/retrieval_misses"] = float64(now.Misses - r.injected.Misses)
+	m["exp/retrieval_errors"] = float64(now.Errors - r.injected.Errors)
+	r.injected = now
 }

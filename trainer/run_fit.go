@@ -17,6 +17,7 @@ import (
 	"github.com/org/agentevolver/agentflow"
 	"github.com/org/agentevolver/contextmgr"
 	"github.com/org/agentevolver/envclient"
+	"github.com/org/agentevolver/experience"
 	"github.com/org/agentevolver/internal/config"
 	"github.com/org/agentevolver/llm"
 	"github.com/org/agentevolver/model"
@@ -60,6 +61,12 @@ type Options struct {
 	// ClipModel decides what the context_selfclip context manager drops;
 	// nil means the policy itself.
 	ClipModel llm.ChatModel
+	// ExperiencePool is the experience pool (self-navigating: an
+	// experience.LocalPool or the ReMe service). Rollouts the exp_manager
+	// section selects retrieve from it; it is filled before RL when
+	// exp_manager.init_exp_before_training and from RL steps every
+	// exp_manager.updated_freq steps. Exclusive with Hooks.Experience.
+	ExperiencePool experience.Pool
 	// JudgeModel is the LLM step judge of attribution_driven_credit_assignment
 	// (judge: llm), in place of the endpoint its llm section names.
 	JudgeModel llm.ChatModel
@@ -157,6 +164,11 @@ type run struct {
 	train   []agentevolver.Task
 	val     []agentevolver.Task
 	metrics *runlog.MetricsWriter
+	// pool and injector are Options.ExperiencePool and the injector over
+	// it; injected the counts of its last step's metrics.
+	pool     experience.Pool
+	injector *experience.Injector
+	injected experience.InjectorStats
 	// reward and clipModel are Options.Reward and Options.ClipModel.
 	reward    agentflow.RewardCalculator
 	clipModel llm.ChatModel
@@ -214,6 +226,12 @@ func (t *Trainer) Fit(ctx context.Context) (summary Summary, err error) {
 			return runlog.Summary{}, err
 		}
 		if err := r.saveReference(ctx); err != nil {
+			return runlog.Summary{}, err
+		}
+		if err := r.initExperience(ctx); err != nil {
+			if ctx.Err() != nil {
+				return runlog.Summary{}, r.interrupted(ctx, err)
+			}
 			return runlog.Summary{}, err
 		}
 		r.state.WarmStartDone = true
@@ -377,6 +395,9 @@ func (t *Trainer) open(ctx context.Context) (_ *run, err error) {
 		return nil, err
 	}
 	r.reward, r.clipModel = t.opts.Reward, t.opts.ClipModel
+	if err := r.setupExperience(cfg, t.opts); err != nil {
+		return nil, err
+	}
 	if cfg.Attribution.Enable {
 		if r.hooks.Advantages != nil {
 			return nil, fmt.Errorf("%w: Hooks.Advantages and attribution_driven_credit_assignment.enable both replace the GRPO advantages; choose one", ErrConfig)
@@ -481,6 +502,9 @@ func (r *run) contextConfig(policy llm.ChatModel) contextmgr.Config {
 		NoThink:        ro.UseQwen3,
 		Logger:         r.log,
 	}
+	if tpl := r.cfg.Experience.ExperienceTemplate; tpl != "" {
+		c.Stripper = &contextmgr.TemplateStripper{Template: tpl} // validated with the configuration
+	}
 	switch ro.ContextTemplate {
 	case contextmgr.StrategyLinearThink:
 		lt := ro.LinearThink
@@ -539,6 +563,7 @@ func rolloutSeed(seed int64, phase, step, dataID, rolloutID int) *int64 {
 const (
 	phaseTrain = iota + 1
 	phaseValidate
+	phaseInitExperience
 )
 
 // runEpisodes runs rollouts and returns the finished results and the

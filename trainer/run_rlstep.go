@@ -140,6 +140,14 @@ func (r *run) rlStep(ctx context.Context, step int, note outageNote) (map[string
 	if len(samples) == 0 {
 		return nil, fmt.Errorf("%w: none of %d finished episodes has a policy turn to train on", ErrNoSamples, len(results))
 	}
+	finished := make([]agentevolver.Trajectory, len(results))
+	for i, res := range results {
+		finished[i] = res.Trajectory
+	}
+	r.injectionMetrics(metrics)
+	// The pool learns from the step while the policy updates (the
+	// reference's asynchronous summary), waited for below.
+	pending := r.startPoolUpdate(ctx, step+1, finished)
 	upd, err := r.update(ctx, step, samples, trajs, groupKey)
 	if err != nil {
 		if oa, ok := errors.AsType[*outageAttempt](err); ok {
@@ -150,12 +158,9 @@ func (r *run) rlStep(ctx context.Context, step int, note outageNote) (map[string
 	for k, v := range upd {
 		metrics[k] = v
 	}
+	pending.finish(r, step+1, metrics)
 	if r.hooks.Recorder != nil {
-		all := make([]agentevolver.Trajectory, len(results))
-		for i, res := range results {
-			all[i] = res.Trajectory
-		}
-		if err := r.hooks.Recorder.Record(ctx, step, all); err != nil {
+		if err := r.hooks.Recorder.Record(ctx, step, finished); err != nil {
 			return nil, fmt.Errorf("recorder: %w", err)
 		}
 	}

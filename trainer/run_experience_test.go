@@ -1,0 +1,122 @@
+package trainer
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/experience"
+	"github.com/org/agentevolver/runlog"
+)
+
+// memoryPool is an experience pool in memory: every update adds one
+// experience per trajectory; retrieval returns the latest k.
+type memoryPool struct {
+	mu      sync.Mutex
+	exps    []experience.Experience
+	updates [][]agentevolver.Trajectory
+}
+
+func (p *memoryPool) Retrieve(_ context.Context, _ []agentevolver.Message, k int) ([]experience.Experience, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.exps[max(0, len(p.exps)-k):], nil
+}
+
+func (p *memoryPool) Update(_ context.Context, trajs []agentevolver.Trajectory) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.updates = append(p.updates, trajs)
+	for _, tr := range trajs {
+		p.exps = append(p.exps, experience.Experience{Text: "task " + tr.TaskID + " was tried", TaskID: tr.TaskID})
+	}
+	return nil
+}
+
+// TestFitWithExperiencePool fills a pool before RL from the training
+// split, retrieves from it in the rollouts exp_manager selects, and
+// updates it from every RL step.
+func TestFitWithExperiencePool(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a tiny model")
+	}
+	cfg := tinyConfig(t)
+	cfg.WarmStart.Steps = 1
+	cfg.Experience.TrainRolloutMode, cfg.Experience.RolloutRatio = "mixed", 0.5
+	cfg.Experience.TrainSampleMode, cfg.Experience.TrainSampleKeepRatio = "hybrid", 0.5
+	cfg.Experience.InitExpBeforeTraining, cfg.Experience.InitTasks, cfg.Experience.SummaryBatchSize = true, 3, 8
+	cfg.Experience.UpdatedFreq = 1
+	pool := &memoryPool{}
+	if _, err := mustNew(t, cfg, Options{ExperiencePool: pool}).Fit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// Initialisation: 3 tasks x val_n 1, one request per task; then one
+	// update per RL step with its 4 episodes.
+	if len(pool.updates) != 5 || len(pool.updates[0]) != 1 || len(pool.updates[3]) != 4 || len(pool.updates[4]) != 4 {
+		t.Fatalf("%d updates: %v", len(pool.updates), pool.updates)
+	}
+	if !strings.HasPrefix(pool.updates[0][0].TaskID, "tw-train-") {
+		t.Errorf("initialised from %s, want the training split", pool.updates[0][0].TaskID)
+	}
+	checkMetricsDocumented(t, cfg.Trainer.OutputDir)
+	records, err := runlog.ReadMetrics(filepath.Join(cfg.Trainer.OutputDir, MetricsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range records {
+		if _, ok := r.Value("reward/mean"); !ok {
+			continue
+		}
+		hits, _ := r.Value("exp/retrieval_hits")
+		upd, ok := r.Value("exp/update_s")
+		if hits != 2 || !ok || upd < 0 {
+			t.Errorf("step %d: %v retrieval hits (want 2: one rollout of each task), update %v s", r.Step, hits, upd)
+		}
+	}
+}
+
+func TestExperiencePoolConfigErrors(t *testing.T) {
+	cfg := tinyConfig(t)
+	_, err := New(cfg, withToolworld(Options{ExperiencePool: &memoryPool{}, Hooks: Hooks{Experience: &experience.Injector{}}}))
+	if err == nil {
+		tr, _ := New(cfg, withToolworld(Options{ExperiencePool: &memoryPool{}, Hooks: Hooks{Experience: &experience.Injector{}}}))
+		_, err = tr.Fit(context.Background())
+	}
+	if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "ExperiencePool") {
+		t.Errorf("pool and injector: err = %v", err)
+	}
+	for _, bad := range []func(*ExperienceConfig){
+		func(c *ExperienceConfig) { c.TrainRolloutMode = "often" },
+		func(c *ExperienceConfig) { c.TrainSampleMode = "hybrid"; c.TrainSampleKeepRatio = 2 },
+		func(c *ExperienceConfig) { c.ExperienceTemplate = "no placeholder" },
+		func(c *ExperienceConfig) { c.UpdatedFreq = -1 },
+	} {
+		c := DefaultConfig()
+		bad(&c.Experience)
+		if err := c.Validate(); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "exp_manager") {
+			t.Errorf("Validate = %v", err)
+		}
+	}
+}
+
+func TestSummaryChunks(t *testing.T) {
+	var trajs []agentevolver.Trajectory
+	for _, id := range []string{"b", "a", "b", "a", "a", "c"} {
+		trajs = append(trajs, agentevolver.Trajectory{TaskID: id})
+	}
+	var got []string
+	for _, c := range summaryChunks(trajs, 2) {
+		var ids []string
+		for _, tr := range c {
+			ids = append(ids, tr.TaskID)
+		}
+		got = append(got, strings.Join(ids, ""))
+	}
+	if strings.Join(got, " ") != "aa a bb c" {
+		t.Errorf("chunks %v", got)
+	}
+}
