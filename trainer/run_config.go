@@ -378,7 +378,32 @@ type ExperienceConfig struct {
 	// InitTasks bounds the tasks of the initialisation; 0 means all.
 	InitTasks        int `yaml:"init_tasks"`
 	SummaryBatchSize int `yaml:"summary_batch_size"`
+	// Pool builds the experience pool when Options.ExperiencePool is nil.
+	Pool ExperiencePoolConfig `yaml:"pool"`
 }
+
+// ExperiencePoolConfig chooses the experience pool of a run.
+type ExperiencePoolConfig struct {
+	// Type is "" (no pool), "local" (an embedded store file, the built-in
+	// local embedder and the worked-example summariser: no service and no
+	// LLM) or "reme" (the ReMe service at BaseURL).
+	Type string `yaml:"type"`
+	// Path is the local store file: relative paths lie under
+	// trainer.output_dir (and must stay inside it); an absolute path
+	// shares a pool between runs. Empty means ExperienceFile in the output
+	// directory.
+	Path string `yaml:"path"`
+	// WorkspaceID names the pool in the store or at the service.
+	WorkspaceID string `yaml:"workspace_id"`
+	// BaseURL is the ReMe service root.
+	BaseURL string `yaml:"base_url"`
+}
+
+// Experience pool types of ExperiencePoolConfig.Type.
+const (
+	PoolLocal = "local"
+	PoolReMe  = "reme"
+)
 
 // Judges of AttributionConfig.Judge.
 const (
@@ -621,6 +646,13 @@ func (c Config) Validate() error {
 	check(c.Experience.RetrieveTopK >= 0 && c.Experience.UpdatedFreq >= 0 && c.Experience.InitTasks >= 0 && c.Experience.SummaryBatchSize >= 0,
 		"exp_manager: retrieve_top_k, updated_freq, init_tasks and summary_batch_size must be >= 0")
 	check(c.Experience.ExperienceTemplate == "" || strings.Contains(c.Experience.ExperienceTemplate, "{}"), "exp_manager.experience_template has no {} placeholder")
+	switch p := c.Experience.Pool; p.Type {
+	case "", PoolReMe:
+	case PoolLocal:
+		check(p.Path == "" || filepath.IsAbs(p.Path) || filepath.IsLocal(p.Path), "exp_manager.pool.path %q must be absolute or stay inside trainer.output_dir", p.Path)
+	default:
+		errs = append(errs, fmt.Sprintf("exp_manager.pool.type %q: want local or reme", p.Type))
+	}
 	for _, a := range []experience.Allocation{c.Experience.trainAllocation(), c.Experience.valAllocation()} {
 		if err := a.Validate(); err != nil {
 			errs = append(errs, "exp_manager: "+err.Error())

@@ -17,7 +17,7 @@ var ErrRunExists = errors.New("trainer: the output directory already holds a run
 // unrelated files).
 var runFiles = []string{
 	MetricsFile, WarmStartMetricsFile, PlotFile, SummaryFile,
-	CheckpointDir, ReferenceDir, FinalModelDir, TokenizerDir,
+	CheckpointDir, ReferenceDir, FinalModelDir, TokenizerDir, ExperienceFile,
 }
 
 // prepareRunDir creates dir. Unless resuming, a dir holding an earlier

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -50,16 +51,29 @@ func (r *run) allocateExperience(rollouts []agentflow.Rollout, n int, a experien
 	return nil
 }
 
-// setupExperience wires Options.ExperiencePool: an injector over it
-// becomes the rollouts' Hooks.Experience.
+// ExperienceFile is the local experience store's file name in the output
+// directory (exp_manager.pool.type local without a path).
+const ExperienceFile = "experience.db"
+
+// setupExperience wires Options.ExperiencePool, or the pool
+// exp_manager.pool builds: an injector over it becomes the rollouts'
+// Hooks.Experience.
 func (r *run) setupExperience(cfg Config, opts Options) error {
-	if opts.ExperiencePool == nil {
+	pool := opts.ExperiencePool
+	if pool == nil && cfg.Experience.Pool.Type != "" {
+		p, closeFn, err := openExperiencePool(cfg)
+		if err != nil {
+			return err
+		}
+		pool, r.closePool = p, closeFn
+	}
+	if pool == nil {
 		return nil
 	}
 	if r.hooks.Experience != nil {
-		return fmt.Errorf("%w: Options.ExperiencePool and Hooks.Experience both inject experience; choose one", ErrConfig)
+		return fmt.Errorf("%w: Options.ExperiencePool (or exp_manager.pool) and Hooks.Experience both inject experience; choose one", ErrConfig)
 	}
-	r.pool = opts.ExperiencePool
+	r.pool = pool
 	r.injector = &experience.Injector{Pool: r.pool, Template: cfg.Experience.ExperienceTemplate, TopK: cfg.Experience.RetrieveTopK}
 	r.hooks.Experience = r.injector
 	return nil
@@ -173,4 +187,34 @@ func (r *run) injectionMetrics(m map[string]float64) {
 	m["exp/retrieval_misses"] = float64(now.Misses - r.injected.Misses)
 	m["exp/retrieval_errors"] = float64(now.Errors - r.injected.Errors)
 	r.injected = now
+}
+
+// openExperiencePool builds the pool of cfg's exp_manager.pool section
+// and returns it with the function that closes it.
+func openExperiencePool(cfg Config) (experience.Pool, func() error, error) {
+	p := cfg.Experience.Pool
+	switch p.Type {
+	case PoolReMe:
+		c, err := experience.NewReMe(experience.ReMeConfig{BaseURL: p.BaseURL, WorkspaceID: p.WorkspaceID})
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: exp_manager.pool: %w", ErrConfig, err)
+		}
+		return c, func() error { return nil }, nil
+	case PoolLocal:
+		path := cmp.Or(p.Path, ExperienceFile)
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(cfg.Trainer.OutputDir, path)
+		}
+		f, err := experience.OpenStoreFile(path, experience.StoreOptions{})
+		if err != nil {
+			return nil, nil, fmt.Errorf("trainer: experience pool: %w", err)
+		}
+		ws, err := f.Workspace(cmp.Or(p.WorkspaceID, "default"), experience.NewLocalEmbedder(0))
+		if err != nil {
+			_ = f.Close()
+			return nil, nil, fmt.Errorf("trainer: experience pool: %w", err)
+		}
+		return experience.NewLocalPool(ws, &experience.WorkedExampleSummarizer{}), f.Close, nil
+	}
+	return nil, nil, fmt.Errorf("%w: exp_manager.pool.type %q", ErrConfig, p.Type)
 }

@@ -120,3 +120,36 @@ func TestSummaryChunks(t *testing.T) {
 		t.Errorf("chunks %v", got)
 	}
 }
+
+// TestFitWithLocalPool trains with the built-in pool (embedded store, local
+// embedder, worked examples) from exp_manager.pool alone, then resumes
+// with the same store file.
+func TestFitWithLocalPool(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a tiny model")
+	}
+	cfg := tinyConfig(t)
+	cfg.WarmStart.Steps = 1
+	cfg.Trainer.RLSteps = 1
+	cfg.Experience.Pool.Type = PoolLocal
+	cfg.Experience.TrainRolloutMode, cfg.Experience.RolloutRatio = "mixed", 0.5
+	cfg.Experience.UpdatedFreq = 1
+	if _, err := mustNew(t, cfg, Options{}).Fit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(cfg.Trainer.OutputDir, ExperienceFile)
+	f, err := experience.OpenStoreFile(path, experience.StoreOptions{})
+	if err != nil {
+		t.Fatalf("the run left no readable store: %v", err)
+	}
+	_ = f.Close()
+	cfg.Trainer.RLSteps = 2
+	if _, err := mustNew(t, cfg, Options{Resume: true}).Fit(context.Background()); err != nil {
+		t.Fatalf("resume with the pool: %v", err)
+	}
+	bad := DefaultConfig()
+	bad.Experience.Pool = ExperiencePoolConfig{Type: PoolLocal, Path: "../outside.db"}
+	if err := bad.Validate(); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "exp_manager.pool.path") {
+		t.Errorf("a pool path leaving the output dir: %v", err)
+	}
+}

@@ -166,9 +166,10 @@ type run struct {
 	metrics *runlog.MetricsWriter
 	// pool and injector are Options.ExperiencePool and the injector over
 	// it; injected the counts of its last step's metrics.
-	pool     experience.Pool
-	injector *experience.Injector
-	injected experience.InjectorStats
+	pool      experience.Pool
+	closePool func() error
+	injector  *experience.Injector
+	injected  experience.InjectorStats
 	// reward and clipModel are Options.Reward and Options.ClipModel.
 	reward    agentflow.RewardCalculator
 	clipModel llm.ChatModel
@@ -459,6 +460,11 @@ func (r *run) close() {
 	}
 	if r.env != nil {
 		r.env.close()
+	}
+	if r.closePool != nil {
+		if err := r.closePool(); err != nil {
+			r.log.Warn("trainer: closing the experience pool", "err", err)
+		}
 	}
 }
 
