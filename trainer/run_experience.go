@@ -143,8 +143,8 @@ func summaryChunks(trajs []agentevolver.Trajectory, size int) [][]agentevolver.T
 
 // pendingUpdate is a pool update running in the background.
 type pendingUpdate struct {
-	done    chan error
-	started time.Time
+	done chan error
+	took time.Duration // set before done is sent
 }
 
 // startPoolUpdate updates the pool with a step's trajectories in the
@@ -155,9 +155,14 @@ func (r *run) startPoolUpdate(ctx context.Context, step int, trajs []agentevolve
 	if r.pool == nil || f <= 0 || step%f != 0 || len(trajs) == 0 {
 		return nil
 	}
-	u := &pendingUpdate{done: make(chan error, 1), started: time.Now()}
+	u := &pendingUpdate{done: make(chan error, 1)}
 	trajs = slices.Clone(trajs)
-	go func() { u.done <- r.pool.Update(ctx, trajs) }()
+	go func() {
+		began := time.Now()
+		err := r.pool.Update(ctx, trajs)
+		u.took = time.Since(began)
+		u.done <- err
+	}()
 	return u
 }
 
@@ -169,7 +174,7 @@ func (u *pendingUpdate) finish(r *run, step int, m map[string]float64) {
 		return
 	}
 	err := <-u.done
-	m["exp/update_s"] = time.Since(u.started).Seconds()
+	m["exp/update_s"] = u.took.Seconds() // the update's own time, not the wait for it
 	m["exp/update_failed"] = 0
 	if err != nil {
 		m["exp/update_failed"] = 1
