@@ -8,6 +8,8 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
+
+	"github.com/org/agentevolver/internal/graphrun"
 )
 
 // The ADCA graph. It uses only ops that the pure-Go backend and XLA share
@@ -198,27 +200,9 @@ func suffixBroadcast(r, stepIDs *graph.Node) (stepAdv, adv *graph.Node) {
 // runGraph compiles build on backend, runs it once on inputs and returns
 // its outputs. GoMLX panics while building or running come back as errors
 // wrapping ErrADCAGraph.
-func runGraph(backend backends.Backend, build func(in []*graph.Node) []*graph.Node, inputs ...*tensors.Tensor) (outs []*tensors.Tensor, err error) {
+func runGraph(backend backends.Backend, build func(in []*graph.Node) []*graph.Node, inputs ...*tensors.Tensor) ([]*tensors.Tensor, error) {
 	if backend == nil {
 		return nil, fmt.Errorf("%w: nil backend", ErrADCAConfig)
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			outs, err = nil, fmt.Errorf("%w: %v", ErrADCAGraph, r)
-		}
-	}()
-	exec, err := graph.NewExec(backend, build)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrADCAGraph, err)
-	}
-	defer exec.Finalize()
-	args := make([]any, len(inputs))
-	for i, t := range inputs {
-		args[i] = t
-	}
-	outs, err = exec.Exec(args...)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrADCAGraph, err)
-	}
-	return outs, nil
+	return graphrun.Once(backend, ErrADCAGraph, build, inputs...)
 }

@@ -7,34 +7,18 @@ import (
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
+
+	"github.com/org/agentevolver/internal/graphrun"
 )
 
 // runGraph compiles build on backend, runs it on inputs once and returns
 // its outputs. GoMLX panics while building or running come back as errors
 // wrapping ErrGraph.
-func runGraph(backend backends.Backend, build func(in []*graph.Node) []*graph.Node, inputs ...*tensors.Tensor) (outs []*tensors.Tensor, err error) {
+func runGraph(backend backends.Backend, build func(in []*graph.Node) []*graph.Node, inputs ...*tensors.Tensor) ([]*tensors.Tensor, error) {
 	if backend == nil {
 		return nil, fmt.Errorf("%w: nil backend", ErrConfig)
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			outs, err = nil, fmt.Errorf("%w: %v", ErrGraph, r)
-		}
-	}()
-	exec, err := graph.NewExec(backend, build)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrGraph, err)
-	}
-	defer exec.Finalize()
-	args := make([]any, len(inputs))
-	for i, t := range inputs {
-		args[i] = t
-	}
-	outs, err = exec.Exec(args...)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrGraph, err)
-	}
-	return outs, nil
+	return graphrun.Once(backend, ErrGraph, build, inputs...)
 }
 
 // ComputeAggregateLoss runs [AggregateLoss] on host matrices of one shape.
