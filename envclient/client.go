@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/org/agentevolver"
 )
@@ -194,6 +195,9 @@ func (c *Client) taskIDs(ctx context.Context, envType, split string) ([]string, 
 //
 // Create is not retried once the request may have reached the server (see
 // Config.RetryNonIdempotent): a second create would start a second instance.
+//
+// A Create cancelled through ctx returns at once; if the server starts the
+// instance all the same, the client releases it in the background.
 func (c *Client) Create(ctx context.Context, envType, taskID, instanceID string, params map[string]any) (InitState, error) {
 	s, err := c.create(ctx, envType, taskID, instanceID, params)
 	if err != nil {
@@ -205,7 +209,54 @@ func (c *Client) Create(ctx context.Context, envType, taskID, instanceID string,
 	return s, nil
 }
 
+// create sends the create under a context that the caller's cancellation
+// does not reach. A caller who gives up gets ctx's error at once, but the
+// request goes on in the background: if the server started an instance
+// anyway, its answer is read and the instance released, instead of living
+// unreachable (the caller never learnt its id) until the server's idle
+// reaper. The background work stops after reclaimWindow.
 func (c *Client) create(ctx context.Context, envType, taskID, instanceID string, params map[string]any) (InitState, error) {
+	type result struct {
+		s   InitState
+		err error
+	}
+	if err := ctx.Err(); err != nil {
+		return InitState{}, fmt.Errorf("envclient: %s: %w", RouteCreate, err)
+	}
+	dctx, dcancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan result, 1)
+	go func() {
+		s, err := c.createOnce(dctx, envType, taskID, instanceID, params)
+		done <- result{s, err}
+	}()
+	select {
+	case r := <-done:
+		dcancel()
+		return r.s, r.err
+	case <-ctx.Done():
+		stop := time.AfterFunc(reclaimWindow, dcancel)
+		go func() {
+			defer dcancel()
+			defer stop.Stop()
+			r := <-done
+			if r.err != nil || r.s.InstanceID() == "" {
+				return
+			}
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reclaimWindow)
+			defer cancel()
+			released, err := c.release(rctx, r.s.InstanceID())
+			c.log.InfoContext(rctx, "envclient: released an instance whose create the caller abandoned",
+				"instance_id", r.s.InstanceID(), "released", released, "err", err)
+		}()
+		return InitState{}, fmt.Errorf("envclient: %s: %w", RouteCreate, ctx.Err())
+	}
+}
+
+// reclaimWindow bounds the background work for an abandoned create: waiting
+// for its answer, then releasing the instance it started.
+const reclaimWindow = 30 * time.Second
+
+func (c *Client) createOnce(ctx context.Context, envType, taskID, instanceID string, params map[string]any) (InitState, error) {
 	env, err := c.post(ctx, RouteCreate, request{
 		EnvType:    c.envType(envType),
 		TaskID:     optional(taskID),

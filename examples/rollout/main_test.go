@@ -345,7 +345,16 @@ func TestInterrupt(t *testing.T) {
 	if !strings.Contains(stderr, "interrupted: stopping the episodes") || !strings.Contains(stdout, "episodes: 0 finished, 6 unfinished (interrupted)") {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
-	if st := m.Stats(); st.Live != 0 || st.Created == 0 {
+	// A create in flight at the interruption is released in the
+	// background (by the server, or by the client once the answer comes),
+	// so wait for it rather than read the stats the moment the run returns.
+	deadline := time.Now().Add(10 * time.Second)
+	st := m.Stats()
+	for st.Live != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+		st = m.Stats()
+	}
+	if st.Live != 0 || st.Created == 0 {
 		t.Errorf("env service stats %+v, want instances created and none live", st)
 	}
 }
