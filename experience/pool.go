@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/org/agentevolver"
 )
@@ -24,6 +25,21 @@ type LocalPool struct {
 	store      Store
 	summarizer Summarizer
 	updateMu   sync.Mutex // serialises Update
+
+	calls, failed, distilled atomic.Int64
+}
+
+// PoolStats count a LocalPool's updates since it was made.
+type PoolStats struct {
+	// SummarizerCalls counts the summariser runs (one per Update with
+	// trajectories), Failed the updates that failed (in the summariser or
+	// the store), Distilled the experiences the summariser returned.
+	SummarizerCalls, Failed, Distilled int64
+}
+
+// Stats returns the update counts so far.
+func (p *LocalPool) Stats() PoolStats {
+	return PoolStats{SummarizerCalls: p.calls.Load(), Failed: p.failed.Load(), Distilled: p.distilled.Load()}
 }
 
 var _ Pool = (*LocalPool)(nil)
@@ -83,14 +99,18 @@ func (p *LocalPool) Update(ctx context.Context, trajectories []agentevolver.Traj
 	}
 	p.updateMu.Lock()
 	defer p.updateMu.Unlock()
+	p.calls.Add(1)
 	exps, err := p.summarizer.Summarize(ctx, trajectories)
 	if err != nil {
+		p.failed.Add(1)
 		return fmt.Errorf("experience: pool update: summarise %d trajectories: %w", len(trajectories), err)
 	}
+	p.distilled.Add(int64(len(exps)))
 	if len(exps) == 0 {
 		return nil
 	}
 	if err := p.store.Add(ctx, exps); err != nil {
+		p.failed.Add(1)
 		return fmt.Errorf("experience: pool update: %w", err)
 	}
 	return nil

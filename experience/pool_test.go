@@ -136,13 +136,25 @@ func TestPoolUpdate(t *testing.T) {
 		t.Errorf("nothing distilled: %v, added %d", err, len(store.added))
 	}
 
+	if st := pool.Stats(); st != (PoolStats{SummarizerCalls: 2, Distilled: 1}) {
+		t.Errorf("stats %+v, want 2 summariser calls (none without trajectories), 1 distilled", st)
+	}
+
 	boom := errors.New("summariser down")
-	if err := NewLocalPool(store, &lessonSummarizer{err: boom}).Update(ctx, trajs); !errors.Is(err, boom) {
+	down := NewLocalPool(store, &lessonSummarizer{err: boom})
+	if err := down.Update(ctx, trajs); !errors.Is(err, boom) {
 		t.Errorf("summariser error: %v", err)
 	}
+	if st := down.Stats(); st != (PoolStats{SummarizerCalls: 1, Failed: 1}) {
+		t.Errorf("summariser down: stats %+v", st)
+	}
 	full := errors.New("store full")
-	if err := NewLocalPool(&recordingStore{err: full}, &lessonSummarizer{}).Update(ctx, trajs); !errors.Is(err, full) {
+	fullPool := NewLocalPool(&recordingStore{err: full}, &lessonSummarizer{})
+	if err := fullPool.Update(ctx, trajs); !errors.Is(err, full) {
 		t.Errorf("store error: %v", err)
+	}
+	if st := fullPool.Stats(); st != (PoolStats{SummarizerCalls: 1, Failed: 1, Distilled: 1}) {
+		t.Errorf("store full: stats %+v", st)
 	}
 	if err := NewLocalPool(store, nil).Update(ctx, trajs); !errors.Is(err, ErrNoSummarizer) {
 		t.Errorf("no summariser: %v", err)

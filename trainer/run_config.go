@@ -267,6 +267,16 @@ type MemoryConfig struct {
 	MaxSamples int `yaml:"max_sample_per_task"`
 }
 
+// Values of ActorConfig.OffPolicyOldLogProbs.
+const (
+	// OldLogProbsRollout takes a stripped sample's old log-probs from its
+	// rollout: the behaviour policy, which saw the experience.
+	OldLogProbsRollout = "rollout"
+	// OldLogProbsRecompute recomputes them on the stripped sample (the
+	// reference).
+	OldLogProbsRecompute = "recompute"
+)
+
 // ActorConfig is the policy update (actor_rollout_ref.actor).
 type ActorConfig struct {
 	LR float64 `yaml:"lr"`
@@ -284,11 +294,23 @@ type ActorConfig struct {
 	ClipRatioHigh    float64 `yaml:"clip_ratio_high"`
 	ClipRatioC       float64 `yaml:"clip_ratio_c"`
 	OffClipRangeHigh float64 `yaml:"off_cliprange_high"`
-	UseKLLoss        bool    `yaml:"use_kl_loss"`
-	KLLossCoef       float64 `yaml:"kl_loss_coef"`
-	KLLossType       string  `yaml:"kl_loss_type"`
-	EntropyCoeff     float64 `yaml:"entropy_coeff"`
-	LossAggMode      string  `yaml:"loss_agg_mode"`
+	// OffPolicyOldLogProbs says which log-probs the HET loss's ratio
+	// divides by on samples whose experience was stripped for training:
+	// OldLogProbsRollout (the default) uses the ones the policy reported
+	// while it sampled with the experience in its prompt, so the ratio is
+	// the importance weight of the stripped prompt against the one the
+	// tokens were drawn from and the off-policy clip range bounds it;
+	// OldLogProbsRecompute recomputes them on the stripped prompt, as the
+	// reference does, which makes the ratio 1 on the first update and
+	// the off-policy clip a no-op with one PPO epoch. A stripped sample
+	// without rollout log-probs falls back to the recomputed ones
+	// (counted in actor/exp_recomputed_rows).
+	OffPolicyOldLogProbs string  `yaml:"off_policy_old_log_probs"`
+	UseKLLoss            bool    `yaml:"use_kl_loss"`
+	KLLossCoef           float64 `yaml:"kl_loss_coef"`
+	KLLossType           string  `yaml:"kl_loss_type"`
+	EntropyCoeff         float64 `yaml:"entropy_coeff"`
+	LossAggMode          string  `yaml:"loss_agg_mode"`
 }
 
 // AlgorithmConfig selects the advantage estimator.
@@ -375,6 +397,11 @@ type ExperienceConfig struct {
 	// experience; the default is the training split.
 	InitExpBeforeTraining bool   `yaml:"init_exp_before_training"`
 	InitSplit             string `yaml:"init_split"`
+	// InitExpOnly stops after the initialisation (and the warm start and
+	// the validation before RL, when configured), taking no RL step: the
+	// reference's "Init Only" mode, which builds a pool for later runs to
+	// use. It needs InitExpBeforeTraining and a pool.
+	InitExpOnly bool `yaml:"init_exp_only"`
 	// InitTasks bounds the tasks of the initialisation; 0 means all.
 	InitTasks        int `yaml:"init_tasks"`
 	SummaryBatchSize int `yaml:"summary_batch_size"`
@@ -524,7 +551,8 @@ func DefaultConfig() Config {
 		Actor: ActorConfig{
 			LR: 2e-4, LRWarmupSteps: 5, WeightDecay: 0.01, GradClip: 1, PPOEpochs: 1,
 			ClipRatioLow: 0.2, ClipRatioHigh: 0.28, ClipRatioC: 3, OffClipRangeHigh: 0.6,
-			UseKLLoss: true, KLLossCoef: 0.001, KLLossType: "low_var_kl", LossAggMode: "token-mean",
+			OffPolicyOldLogProbs: OldLogProbsRollout,
+			UseKLLoss:            true, KLLossCoef: 0.001, KLLossType: "low_var_kl", LossAggMode: "token-mean",
 		},
 		// Advantages are not divided by the group's standard deviation
 		// (the reference divides): with 0/1 rewards that division gives a
@@ -632,6 +660,12 @@ func (c Config) Validate() error {
 			errs = append(errs, "actor.kl_loss_type: "+err.Error())
 		}
 	}
+	switch c.Actor.OffPolicyOldLogProbs {
+	case "", OldLogProbsRollout, OldLogProbsRecompute:
+	default:
+		errs = append(errs, fmt.Sprintf("actor.off_policy_old_log_probs %q: want %q or %q",
+			c.Actor.OffPolicyOldLogProbs, OldLogProbsRollout, OldLogProbsRecompute))
+	}
 	if c.Actor.LossAggMode != "" {
 		if err := AggMode(c.Actor.LossAggMode).Validate(); err != nil {
 			errs = append(errs, "actor.loss_agg_mode: "+err.Error())
@@ -645,6 +679,8 @@ func (c Config) Validate() error {
 	}
 	check(c.Experience.RetrieveTopK >= 0 && c.Experience.UpdatedFreq >= 0 && c.Experience.InitTasks >= 0 && c.Experience.SummaryBatchSize >= 0,
 		"exp_manager: retrieve_top_k, updated_freq, init_tasks and summary_batch_size must be >= 0")
+	check(!c.Experience.InitExpOnly || c.Experience.InitExpBeforeTraining,
+		"exp_manager.init_exp_only needs exp_manager.init_exp_before_training: there would be nothing to do")
 	check(c.Experience.ExperienceTemplate == "" || strings.Contains(c.Experience.ExperienceTemplate, "{}"), "exp_manager.experience_template has no {} placeholder")
 	switch p := c.Experience.Pool; p.Type {
 	case "", PoolReMe:

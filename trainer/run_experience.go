@@ -68,6 +68,9 @@ func (r *run) setupExperience(cfg Config, opts Options) error {
 		pool, r.closePool = p, closeFn
 	}
 	if pool == nil {
+		if cfg.Experience.InitExpOnly {
+			return fmt.Errorf("%w: exp_manager.init_exp_only without a pool (exp_manager.pool or Options.ExperiencePool)", ErrConfig)
+		}
 		return nil
 	}
 	if r.hooks.Experience != nil {
@@ -118,6 +121,9 @@ func (r *run) initExperience(ctx context.Context) error {
 		if err := r.pool.Update(ctx, c); err != nil {
 			return fmt.Errorf("trainer: experience initialisation: %w", err)
 		}
+	}
+	if ps, ok := r.pool.(poolWithStats); ok {
+		r.updated = ps.Stats() // the steps' metrics count their own updates
 	}
 	r.log.Info("trainer: experience pool initialised", "split", cmp.Or(ec.InitSplit, r.cfg.Data.TrainSplit), "tasks", len(tasks),
 		"episodes", len(trajs), "failed", failures.failed, "requests", len(chunks), "seconds", time.Since(began).Seconds())
@@ -182,10 +188,54 @@ func (u *pendingUpdate) finish(r *run, step int, m map[string]float64) {
 	}
 }
 
+// poolWithStats is a pool that counts its updates (experience.LocalPool).
+type poolWithStats interface {
+	Stats() experience.PoolStats
+}
+
+// storeWithLen is a store that knows its size (experience.Workspace).
+type storeWithLen interface {
+	Len() int
+}
+
+// updateMetrics adds the summariser calls and distilled experiences since
+// the last call, and the pool's size, for a pool that reports them.
+func (r *run) updateMetrics(m map[string]float64) {
+	ps, ok := r.pool.(poolWithStats)
+	if !ok {
+		return
+	}
+	now := ps.Stats()
+	m["exp/summarizer_calls"] = float64(now.SummarizerCalls - r.updated.SummarizerCalls)
+	m["exp/distilled"] = float64(now.Distilled - r.updated.Distilled)
+	r.updated = now
+	if lp, ok := r.pool.(*experience.LocalPool); ok {
+		if st, ok := lp.Store().(storeWithLen); ok {
+			m["exp/pool_size"] = float64(st.Len())
+		}
+	}
+}
+
 // injectionMetrics adds the retrievals since the last call.
-func (r *run) injectionMetrics(m map[string]float64) {
+func (r *run) injectionMetrics(m map[string]float64, finished []agentevolver.Trajectory) {
 	if r.injector == nil {
 		return
+	}
+	// Whether experience helps the rollouts that see it: the mean outcome
+	// of the episodes with injected experience and of the others.
+	var with, without []float64
+	for _, t := range finished {
+		if len(t.Experience.Injected) > 0 {
+			with = append(with, t.Reward.Outcome)
+		} else {
+			without = append(without, t.Reward.Outcome)
+		}
+	}
+	if len(with) > 0 {
+		m["exp/reward_with"] = mean(with)
+	}
+	if len(without) > 0 {
+		m["exp/reward_without"] = mean(without)
 	}
 	now := r.injector.Stats()
 	m["exp/retrieval_hits"] = float64(now.Hits - r.injected.Hits)

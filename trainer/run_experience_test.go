@@ -94,6 +94,7 @@ func TestExperiencePoolConfigErrors(t *testing.T) {
 		func(c *ExperienceConfig) { c.TrainSampleMode = "hybrid"; c.TrainSampleKeepRatio = 2 },
 		func(c *ExperienceConfig) { c.ExperienceTemplate = "no placeholder" },
 		func(c *ExperienceConfig) { c.UpdatedFreq = -1 },
+		func(c *ExperienceConfig) { c.InitExpOnly = true }, // without init_exp_before_training
 	} {
 		c := DefaultConfig()
 		bad(&c.Experience)
@@ -137,6 +138,21 @@ func TestFitWithLocalPool(t *testing.T) {
 	if _, err := mustNew(t, cfg, Options{}).Fit(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	checkMetricsDocumented(t, cfg.Trainer.OutputDir)
+	records, err := runlog.ReadMetrics(filepath.Join(cfg.Trainer.OutputDir, MetricsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range records {
+		if _, ok := r.Value("reward/mean"); !ok {
+			continue
+		}
+		calls, _ := r.Value("exp/summarizer_calls")
+		_, sized := r.Value("exp/pool_size")
+		if calls != 1 || !sized {
+			t.Errorf("step %d: %v summariser calls (want 1: updated_freq 1), pool size reported %v", r.Step, calls, sized)
+		}
+	}
 	path := filepath.Join(cfg.Trainer.OutputDir, ExperienceFile)
 	f, err := experience.OpenStoreFile(path, experience.StoreOptions{})
 	if err != nil {
@@ -151,5 +167,44 @@ func TestFitWithLocalPool(t *testing.T) {
 	bad.Experience.Pool = ExperiencePoolConfig{Type: PoolLocal, Path: "../outside.db"}
 	if err := bad.Validate(); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "exp_manager.pool.path") {
 		t.Errorf("a pool path leaving the output dir: %v", err)
+	}
+}
+
+// TestFitInitExpOnly builds the pool and stops (the reference's "Init
+// Only" mode): the store holds worked examples, no RL step is taken and
+// the summary says so; a later run trains with the pool it left.
+func TestFitInitExpOnly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a tiny model")
+	}
+	cfg := tinyConfig(t)
+	cfg.WarmStart.Steps = 1
+	cfg.Experience.InitExpOnly, cfg.Experience.InitExpBeforeTraining = true, true
+	if _, err := mustNew(t, cfg, Options{}).Fit(context.Background()); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "without a pool") {
+		t.Fatalf("init_exp_only without a pool: %v", err)
+	}
+	pool := &memoryPool{}
+	summary, err := mustNew(t, cfg, Options{ExperiencePool: pool}).Fit(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if summary.RLSteps != 0 || summary.Extras["init_exp_only"] != true || len(pool.updates) == 0 {
+		t.Fatalf("summary %+v after %d pool updates; want no RL step, init_exp_only, updates", summary, len(pool.updates))
+	}
+	records, err := runlog.ReadMetrics(filepath.Join(cfg.Trainer.OutputDir, MetricsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	validations := 0
+	for _, r := range records {
+		if _, ok := r.Value("reward/mean"); ok {
+			t.Errorf("an RL step was recorded: %+v", r)
+		}
+		if _, ok := r.Value("val/success"); ok {
+			validations++
+		}
+	}
+	if validations != 1 {
+		t.Errorf("%d validations recorded, want 1 (before RL, which is also the final one)", validations)
 	}
 }

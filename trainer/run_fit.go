@@ -170,6 +170,9 @@ type run struct {
 	closePool func() error
 	injector  *experience.Injector
 	injected  experience.InjectorStats
+	// updated is the pool's update counts at its last step's metrics, for
+	// a pool that keeps them (poolWithStats).
+	updated experience.PoolStats
 	// reward and clipModel are Options.Reward and Options.ClipModel.
 	reward    agentflow.RewardCalculator
 	clipModel llm.ChatModel
@@ -257,6 +260,9 @@ func (t *Trainer) Fit(ctx context.Context) (summary Summary, err error) {
 	}
 
 	total := r.cfg.Trainer.RLSteps
+	if r.cfg.Experience.InitExpOnly {
+		total = 0 // the pool is built; no RL
+	}
 	bar := runlog.NewProgress(r.out, int64(total), runlog.ProgressOptions{Description: "RL"})
 	bar.Add(int64(r.state.Step))
 	waiter.bar = bar
@@ -297,6 +303,9 @@ func (t *Trainer) Fit(ctx context.Context) (summary Summary, err error) {
 	bar.Finish()
 	if final == nil && r.state.LastVal != nil && r.state.LastValStep == r.state.Step && r.state.Step > 0 {
 		final = r.state.LastVal // a resumed run that had already finished
+	}
+	if final == nil && r.state.Step == 0 && r.state.ValWarmStart != nil {
+		final = r.state.ValWarmStart // zero RL steps: the policy validated before RL is the final one
 	}
 	if final == nil {
 		// Zero RL steps.
@@ -654,6 +663,9 @@ func (r *run) finish(final runlog.ValidationStats) (runlog.Summary, error) {
 			"model_params":    r.m.Config().NumParameters(),
 			"warm_start":      r.cfg.WarmStart.Steps,
 		},
+	}
+	if r.cfg.Experience.InitExpOnly {
+		s.Extras["init_exp_only"] = true
 	}
 	if w := r.state.ValWarmStart; w != nil {
 		s.ValSuccessWarmStart = w.Success

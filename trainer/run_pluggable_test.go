@@ -211,6 +211,18 @@ func TestFitExperienceModes(t *testing.T) {
 				if tt.offPolicy && (!(share > 0 && share < 1) || off == 0) {
 					t.Errorf("exp token share %v, off-policy loss %v; want a share in (0, 1) and a loss", share, off)
 				}
+				// Stripped samples divide by the behaviour policy's
+				// log-probs, so even the first update's ratio is not 1
+				// (ppo_kl is exactly 0 when every old log-prob is the
+				// recomputed one).
+				kl, _ := r.Value("actor/ppo_kl")
+				recomputed, _ := r.Value("actor/exp_recomputed_rows")
+				if tt.offPolicy && (kl == 0 || recomputed != 0) {
+					t.Errorf("ppo_kl %v with %v rows recomputed; want the rollout's log-probs as old ones", kl, recomputed)
+				}
+				if !tt.offPolicy && kl != 0 {
+					t.Errorf("ppo_kl %v, want 0: nothing stripped, old log-probs are the current ones", kl)
+				}
 				if tt.allOnShare && (share != 0 || off != 0) {
 					t.Errorf("exp token share %v, off-policy loss %v; want 0 (nothing stripped)", share, off)
 				}

@@ -144,7 +144,7 @@ func (r *run) rlStep(ctx context.Context, step int, note outageNote) (map[string
 	for i, res := range results {
 		finished[i] = res.Trajectory
 	}
-	r.injectionMetrics(metrics)
+	r.injectionMetrics(metrics, finished)
 	// The pool learns from the step while the policy updates (the
 	// reference's asynchronous summary), waited for below.
 	pending := r.startPoolUpdate(ctx, step+1, finished)
@@ -159,6 +159,7 @@ func (r *run) rlStep(ctx context.Context, step int, note outageNote) (map[string
 		metrics[k] = v
 	}
 	pending.finish(r, step+1, metrics)
+	r.updateMetrics(metrics)
 	if r.hooks.Recorder != nil {
 		if err := r.hooks.Recorder.Record(ctx, step, finished); err != nil {
 			return nil, fmt.Errorf("recorder: %w", err)
@@ -236,6 +237,10 @@ func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sampl
 		return nil, fmt.Errorf("old log-probs: %w", err)
 	}
 	diffMean, diffMax := rolloutLogProbDiff(samples, batch.OldLogProbs)
+	recomputedRows := 0
+	if r.cfg.Actor.OffPolicyOldLogProbs != OldLogProbsRecompute {
+		recomputedRows = useBehaviourLogProbs(samples, batch.OldLogProbs)
+	}
 	if r.cfg.Actor.UseKLLoss {
 		if batch.RefLogProbs, err = r.ref.LogProbs(ctx, &batch.Tokens); err != nil {
 			return nil, fmt.Errorf("reference log-probs: %w", err)
@@ -255,6 +260,9 @@ func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sampl
 		"time/update_s":            time.Since(began).Seconds(),
 		"rollout/logprob_diff":     diffMean,
 		"rollout/logprob_diff_max": diffMax,
+	}
+	if batch.ExpMask != nil {
+		out["actor/exp_recomputed_rows"] = float64(recomputedRows)
 	}
 	sums := map[string]float64{}
 	for _, s := range steps {
@@ -294,6 +302,32 @@ func expMask(samples []agentevolver.Sample, rows, width int) [][]float32 {
 		}
 	}
 	return m
+}
+
+// useBehaviourLogProbs sets the old log-probs of the trained tokens of
+// every sample whose experience was stripped (Sample.ExpMask) to the ones
+// the policy reported while it sampled them with the experience in its
+// prompt, so that the HET ratio weighs the stripped prompt against the
+// behaviour policy (see ActorConfig.OffPolicyOldLogProbs). It returns the
+// number of such samples that had no rollout log-probs and keep the
+// recomputed ones.
+func useBehaviourLogProbs(samples []agentevolver.Sample, old [][]float32) (recomputed int) {
+	for i, s := range samples {
+		if !s.ExpMask {
+			continue
+		}
+		if len(s.ResponseLogProbs) == 0 {
+			recomputed++
+			continue
+		}
+		for j, lp := range s.ResponseLogProbs {
+			if j >= len(s.ResponseLossMask) || s.ResponseLossMask[j] == 0 || j >= len(old[i]) {
+				continue
+			}
+			old[i][j] = float32(lp)
+		}
+	}
+	return recomputed
 }
 
 // rolloutLogProbDiff compares the log-probs the policy reported while

@@ -119,3 +119,19 @@ func TestExpMask(t *testing.T) {
 		t.Fatalf("mask %v, want %v", m, want)
 	}
 }
+
+func TestUseBehaviourLogProbs(t *testing.T) {
+	samples := []agentevolver.Sample{
+		{ResponseLossMask: []int{1, 1}, ResponseLogProbs: []float64{-5, -6}},                            // on-policy: kept
+		{ExpMask: true, ResponseLossMask: []int{0, 1, 1}, ResponseLogProbs: []float64{-9, -0.5, -0.25}}, // stripped
+		{ExpMask: true, ResponseLossMask: []int{1, 1}},                                                  // no rollout log-probs
+	}
+	old := [][]float32{{-1, -1, -1}, {-1, -1, -1}, {-1, -1, -1}, {-1, -1, -1}}
+	if n := useBehaviourLogProbs(samples, old); n != 1 {
+		t.Errorf("%d rows recomputed, want 1", n)
+	}
+	want := [][]float32{{-1, -1, -1}, {-1, -0.5, -0.25}, {-1, -1, -1}, {-1, -1, -1}}
+	if !reflect.DeepEqual(old, want) {
+		t.Fatalf("old log-probs %v, want %v", old, want)
+	}
+}
