@@ -1,0 +1,228 @@
+package taskgen
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/internal/fsutil"
+)
+
+// Limits of a task file, which is untrusted input (it may come from
+// anywhere): a file or line beyond them is an error, never truncated.
+const (
+	// MaxTaskFileBytes bounds a task file.
+	MaxTaskFileBytes = 1 << 30
+	// MaxTaskLineBytes bounds one JSON line, one task.
+	MaxTaskLineBytes = 1 << 20
+	// MaxTasksPerFile bounds the number of tasks in a file.
+	MaxTasksPerFile = 10_000_000
+)
+
+// ErrTaskFile reports a task file that cannot be read: malformed, too
+// large, of an unknown format, or holding an invalid task.
+var ErrTaskFile = errors.New("taskgen: bad task file")
+
+// Task file formats, chosen by the file name's extension.
+const (
+	// FormatJSONL is one JSON object per line (".jsonl", ".json").
+	FormatJSONL = "jsonl"
+	// FormatParquet is an Apache Parquet file (".parquet").
+	FormatParquet = "parquet"
+)
+
+// FormatOf returns the task file format of path from its extension, or an
+// error naming the known ones.
+func FormatOf(path string) (string, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".jsonl", ".json":
+		return FormatJSONL, nil
+	case ".parquet":
+		return FormatParquet, nil
+	}
+	return "", fmt.Errorf("%w: %s: unknown extension (want .jsonl, .json or .parquet)", ErrTaskFile, path)
+}
+
+// ReadTaskFile reads the tasks of a JSON-lines or Parquet file (see
+// ReadJSONL and ReadParquet), by extension.
+func ReadTaskFile(path string) ([]agentevolver.TaskObjective, error) {
+	format, err := FormatOf(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("taskgen: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("taskgen: %w", err)
+	}
+	if st.Size() > MaxTaskFileBytes {
+		return nil, fmt.Errorf("%w: %s: %d bytes, limit %d", ErrTaskFile, path, st.Size(), MaxTaskFileBytes)
+	}
+	var objs []agentevolver.TaskObjective
+	if format == FormatParquet {
+		objs, err = ReadParquet(f, st.Size())
+	} else {
+		objs, err = ReadJSONL(f)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return objs, nil
+}
+
+// WriteTaskFile writes objs to path in the format its extension names,
+// atomically: a temporary file in the same directory, flushed and renamed
+// into place, so a reader never sees half a file.
+func WriteTaskFile(path string, objs []agentevolver.TaskObjective) (err error) {
+	format, err := FormatOf(path)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("taskgen: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tmp.Close()
+			_ = os.Remove(tmp.Name())
+		}
+	}()
+	w := bufio.NewWriter(tmp)
+	if format == FormatParquet {
+		err = WriteParquet(w, objs)
+	} else {
+		err = WriteJSONL(w, objs)
+	}
+	if err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("taskgen: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("taskgen: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("taskgen: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("taskgen: %w", err)
+	}
+	return fsutil.SyncDir(dir)
+}
+
+// WriteJSONL writes one TaskObjective per line, as the reference's task
+// cache does ({"task": {...}, "confidence": …, "reward": …}).
+func WriteJSONL(w io.Writer, objs []agentevolver.TaskObjective) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for i, o := range objs {
+		if err := checkObjective(o); err != nil {
+			return fmt.Errorf("taskgen: task %d: %w", i, err)
+		}
+		if err := enc.Encode(o); err != nil {
+			return fmt.Errorf("taskgen: task %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// ReadJSONL reads a JSON-lines task file. Each non-blank line is a
+// TaskObjective ({"task": {...}, "confidence", "reward"}) or a bare Task
+// object. As in the reference's loader, a task without "open_query" is an
+// open query, and a TaskObjective whose task has no ground truth takes the
+// line's top-level "ground_truth". Every task needs a task_id; lines are
+// bounded by MaxTaskLineBytes and tasks by MaxTasksPerFile.
+func ReadJSONL(r io.Reader) ([]agentevolver.TaskObjective, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxTaskLineBytes)
+	var out []agentevolver.TaskObjective
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		if len(out) >= MaxTasksPerFile {
+			return nil, fmt.Errorf("%w: more than %d tasks", ErrTaskFile, MaxTasksPerFile)
+		}
+		o, err := decodeLine(line)
+		if err != nil {
+			return nil, fmt.Errorf("%w: line %d: %w", ErrTaskFile, n, err)
+		}
+		out = append(out, o)
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("%w: a line is longer than %d bytes", ErrTaskFile, MaxTaskLineBytes)
+		}
+		return nil, fmt.Errorf("%w: %w", ErrTaskFile, err)
+	}
+	return out, nil
+}
+
+// decodeLine decodes one line: a TaskObjective when it has a "task" key,
+// else a bare Task.
+func decodeLine(line []byte) (agentevolver.TaskObjective, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(line, &fields); err != nil || fields == nil {
+		return agentevolver.TaskObjective{}, errors.New("not a JSON object")
+	}
+	var o agentevolver.TaskObjective
+	var topGroundTruth string
+	taskJSON, wrapped := fields["task"]
+	if wrapped {
+		var top struct {
+			Confidence  *float64 `json:"confidence"`
+			Reward      *float64 `json:"reward"`
+			GroundTruth string   `json:"ground_truth"`
+		}
+		if err := json.Unmarshal(line, &top); err != nil {
+			return o, err
+		}
+		o.Confidence, o.Reward, topGroundTruth = top.Confidence, top.Reward, top.GroundTruth
+	} else {
+		taskJSON = line
+	}
+	var taskFields map[string]json.RawMessage
+	if err := json.Unmarshal(taskJSON, &taskFields); err != nil || taskFields == nil {
+		return o, errors.New(`"task" is not a JSON object`)
+	}
+	if err := json.Unmarshal(taskJSON, &o.Task); err != nil {
+		return o, err
+	}
+	if _, ok := taskFields["open_query"]; !ok {
+		o.Task.OpenQuery = true
+	}
+	if o.Task.GroundTruth == "" {
+		o.Task.GroundTruth = topGroundTruth
+	}
+	return o, checkObjective(o)
+}
+
+// checkObjective rejects what no trainer can use: a task without an id,
+// non-finite confidence or reward.
+func checkObjective(o agentevolver.TaskObjective) error {
+	switch {
+	case strings.TrimSpace(o.Task.TaskID) == "":
+		return errors.New("task_id is empty")
+	case o.Confidence != nil && (math.IsNaN(*o.Confidence) || math.IsInf(*o.Confidence, 0)):
+		return fmt.Errorf("confidence %v is not finite", *o.Confidence)
+	case o.Reward != nil && (math.IsNaN(*o.Reward) || math.IsInf(*o.Reward, 0)):
+		return fmt.Errorf("reward %v is not finite", *o.Reward)
+	}
+	return nil
+}
