@@ -2,6 +2,7 @@ package envservice
 
 import (
 	"context"
+	"errors"
 
 	"github.com/org/agentevolver"
 )
@@ -25,6 +26,11 @@ import (
 //   - StepOracle: exact GOOD/BAD labels for the steps of an episode, for
 //     attribution without an LLM (attribution.OracleJudge in place of an
 //     LLM step judge).
+//   - TaskSynthesizer: new tasks relabelled in hindsight from what an
+//     episode achieved, with the environment's own verifiable reward, for
+//     self-questioning without an LLM summariser (reference §4.4).
+//   - RandomExplorer: random valid actions chosen by the environment, for
+//     exploration episodes without an LLM or a policy (reference §4.3).
 //
 // A Manager exposes the environments it serves through Manager.Environment,
 // so code holding only the Manager (as an envclient.Env) can still reach
@@ -84,4 +90,68 @@ type TaskMetadata struct {
 // judge model and its cost and noise.
 type StepOracle interface {
 	JudgeSteps(ctx context.Context, taskID string, actions []agentevolver.Message) ([]bool, error)
+}
+
+// ErrNothingAchieved is returned, possibly wrapped, by
+// TaskSynthesizer.SynthesizeTask when the actions achieved nothing to make
+// a task of: they changed no state and read nothing that could be asked
+// about. It is a property of the episode, not a failure of the
+// environment; a caller skips the episode.
+var ErrNothingAchieved = errors.New("envservice: the actions achieved nothing to make a task of")
+
+// TaskSynthesizer is implemented by environments that can relabel an
+// episode in hindsight: SynthesizeTask replays actions, the assistant
+// messages of one episode of seedTaskID in order, on a fresh copy of that
+// task's starting state (malformed and failing actions do nothing, as they
+// did in the episode; nothing after the episode's end counts), and returns
+// a new task whose goal is exactly what they achieved: the state changes
+// they made and, where the environment can tell, a question about what
+// they read. The returned task must be
+//
+//   - self-describing: its TaskID alone lets the environment rebuild it,
+//     so that create, evaluate and every other capability taking a task
+//     id (Expert, TaskMetadataProvider, StepOracle) accept it, in this
+//     process or another one, in process or over the env-service
+//     protocol, after a round trip through a task file;
+//   - verifiable: Evaluator is agentevolver.EvaluatorEnv and the
+//     environment's own evaluate scores episodes of it by the rules of its
+//     other tasks; Query is its instruction (the one the instance's
+//     initial state shows) and GroundTruth an action sequence that scores
+//     1; OpenQuery is true;
+//   - of the seed's split: a task synthesised from a training task is a
+//     training task, from a held-out task a held-out one. Callers that
+//     train on synthetic tasks synthesise from training tasks only.
+//
+// Hindsight needs an environment whose task ids reproduce their starting
+// state exactly. Synthesis is deterministic: the same seed and actions
+// give the same task. It returns an error matching ErrNothingAchieved when the actions
+// achieved nothing, an error for an unknown seed task, and ctx's error
+// when ctx ends. It must be safe for concurrent use and must not change
+// any instance a Manager serves.
+type TaskSynthesizer interface {
+	SynthesizeTask(ctx context.Context, seedTaskID string, actions []agentevolver.Message) (agentevolver.Task, error)
+}
+
+// RandomExplorer is implemented by environments that can choose actions
+// themselves, so that an exploration episode (reference §4.3) can run on
+// the environment's own random valid actions when no LLM or policy is at
+// hand. RandomAction replays history, the actions (assistant messages)
+// sent so far in an episode of taskID, on a fresh instance, counting
+// malformed and failing ones as the episode did, and returns a random
+// action that the instance accepts in the state they reach: it parses and
+// is carried out, rather than answered with an error. It never ends the
+// episode, so the caller chooses the length of the walk, and may mix the
+// explorer's actions with a policy's.
+//
+// The action is a deterministic function of taskID, history and seed; the
+// step number len(history) is part of the draw, so one seed gives a
+// different random stream at each step. A walk of n steps is n calls,
+// each with the walk so far as history; its actions, sent to an instance
+// of taskID in order, are exactly those replayed, so the live instance is
+// always in the state the explorer chose for. RandomAction returns an
+// error for an unknown task, for a history that has already ended the
+// episode and when ctx ends. It must be safe for concurrent use and must
+// not change any instance a Manager serves.
+type RandomExplorer interface {
+	RandomAction(ctx context.Context, taskID string, history []agentevolver.Message, seed int64) (agentevolver.Message, error)
 }

@@ -11,7 +11,10 @@
 // An environment may also offer optional capabilities, found by type
 // assertion and all documented in capabilities.go: ProfileProvider (an
 // environment profile), Expert (demonstrations), CorpusProvider (text to
-// learn a tokenizer from) and TaskMetadataProvider (task difficulty).
+// learn a tokenizer from), TaskMetadataProvider (task difficulty),
+// StepOracle (which steps progressed a task), TaskSynthesizer (hindsight
+// tasks from what an episode achieved) and RandomExplorer (random valid
+// actions to explore with).
 // Manager.Environment returns a registered environment so that code holding
 // the Manager can look for them.
 //

@@ -266,7 +266,9 @@ func (m *Manager) Create(ctx context.Context, envType, taskID, instanceID string
 		e.closed = true
 		m.remove(e)
 		e.unlock()
-		return envclient.InitState{}, fmt.Errorf("envservice: create %s instance %s on task %s: %w", envType, id, taskID, err)
+		// The task id is the client's (up to a body's size): clipped, so
+		// that the cause survives the server's cut of error texts.
+		return envclient.InitState{}, fmt.Errorf("envservice: create %s instance %s on task %s: %w", envType, id, clipID(taskID), err)
 	}
 	e.inst = inst
 	e.touch(m.now())
@@ -607,4 +609,14 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 // Close is Shutdown without a deadline.
 func (m *Manager) Close() error {
 	return m.Shutdown(context.Background())
+}
+
+// clipID shortens an id for an error message to its first 64 bytes and its
+// length.
+func clipID(id string) string {
+	const keep = 64
+	if len(id) <= keep {
+		return id
+	}
+	return fmt.Sprintf("%q… (%d bytes)", id[:keep], len(id))
 }

@@ -71,8 +71,35 @@
 // Env.Solve), CorpusProvider (Env.Corpus: the system prompt, instructions
 // and expert episodes of a split, to learn a tokenizer from) and
 // TaskMetadataProvider (Env.TaskMetadata: the task's level as its
-// difficulty). Config.MaxLevel restricts TaskIDs to the easier levels
+// difficulty), StepOracle (Env.JudgeSteps), TaskSynthesizer
+// (Env.SynthesizeTask, below) and RandomExplorer (Env.RandomAction: a
+// random call that succeeds in the episode's current state, never
+// task.finish). Config.MaxLevel restricts TaskIDs to the easier levels
 // without changing the generated tasks.
+//
+// # Hindsight tasks
+//
+// Env.SynthesizeTask turns what an episode's actions achieved on a task's
+// world into a new task whose goal is exactly that: self-questioning that
+// needs no LLM, with rewards the environment verifies. A walk of
+// Env.RandomAction actions on tw-train-0000 that added a contact, cancelled
+// an event, paid Uma and looked up Ivy's number becomes
+//
+//	Add contact Hana with phone 555-6053. Cancel my Fri gym with Nia. Pay Uma 65 dollars. What is Ivy's phone number?
+//
+// with an expert solution made of the walk's own effective calls (and the
+// calendar.list that shows the event's id). The task's id,
+//
+//	hs1:tw-train-0000:contacts.add,Hana,555-6053;calendar.cancel,1;bank.pay,Uma,65;contacts.find,Ivy
+//
+// names the seed task and those calls, so the task needs nothing but its
+// id to be rebuilt: New, Task, Solve, Demonstrate, JudgeSteps and
+// TaskMetadata accept it, in this process or in another one reached over
+// the env-service protocol, and Evaluate scores it by the rules above. Ids
+// are untrusted input: one is accepted only in exactly the form
+// SynthesizeTask writes (at most MaxHindsightIDBytes, every call valid and
+// needed), else the error matches ErrBadHindsightID. A hindsight task is
+// of its seed's split, and TaskIDs never lists it.
 //
 // Config.Compact selects a system prompt of under 300 bytes (under 400
 // with any instruction) for small policies trained from scratch; level-1

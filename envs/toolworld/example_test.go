@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"strings"
 
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/envs/toolworld"
@@ -97,4 +98,67 @@ func ExampleEnv_JudgeSteps() {
 	}
 	fmt.Println(verdicts)
 	// Output: [false true false]
+}
+
+// Self-questioning without an LLM: a walk of the environment's own random
+// actions is relabelled in hindsight as a task whose goal is what the walk
+// achieved. The task's id is all another process needs to run and score
+// it.
+func ExampleEnv_SynthesizeTask() {
+	ctx := context.Background()
+	env, err := toolworld.New(toolworld.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	const seedID = "tw-train-0002"
+	var walk []agentevolver.Message
+	for range 5 {
+		a, err := env.RandomAction(ctx, seedID, walk, 3)
+		if err != nil {
+			log.Fatal(err)
+		}
+		walk = append(walk, a)
+		call, _ := toolworld.ParseAction(a)
+		fmt.Println("explore:", call)
+	}
+	task, err := env.SynthesizeTask(ctx, seedID, walk)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("id:", task.TaskID)
+	fmt.Println("query:", task.Query)
+	fmt.Printf("ground truth:\n%s\n", task.GroundTruth)
+
+	// Another process, with its own Env, plays the ground truth.
+	other, err := toolworld.New(toolworld.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	inst, err := other.New(ctx, task.TaskID, "replay", map[string]any{"sparse": true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer inst.Close()
+	for _, line := range strings.Split(task.GroundTruth, "\n") {
+		res, err := inst.Step(ctx, agentevolver.Message{Role: agentevolver.RoleAssistant, Content: "```tool\n" + line + "\n```"}, nil)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if res.IsTerminated {
+			fmt.Println("reward:", res.Reward)
+		}
+	}
+	// Output:
+	// explore: calendar.list day=Tue
+	// explore: files.write name=old.txt text="pick up keys"
+	// explore: files.read name=plan.txt
+	// explore: bank.balance
+	// explore: bank.balance
+	// id: hs1:tw-train-0002:files.write,old.txt,pick%20up%20keys;bank.balance
+	// query: Write "pick up keys" to old.txt. What is my bank balance?
+	// ground truth:
+	// files.write name=old.txt text="pick up keys"
+	// bank.balance
+	// task.finish answer=220
+	// reward: 1
 }

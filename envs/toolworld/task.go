@@ -19,6 +19,9 @@ type task struct {
 	// values after it; base is the initial state.
 	checks []check
 	base   map[string]string
+	// root is the generated task a hindsight task was synthesised from
+	// (whose world and base it shares); nil for a generated task.
+	root *task
 }
 
 // check is one expected entry of the final state; absent entries (deleted

@@ -92,7 +92,9 @@ type Config struct {
 // Env is the toolworld environment: a fixed, generated set of tasks over
 // four small apps. It implements envservice.Environment and every optional
 // capability of envservice (ProfileProvider, Expert, CorpusProvider,
-// TaskMetadataProvider), and is safe for concurrent use.
+// TaskMetadataProvider, StepOracle, TaskSynthesizer, RandomExplorer), and
+// is safe for concurrent use. Besides its generated tasks it runs the
+// hindsight tasks that SynthesizeTask names.
 type Env struct {
 	cat    *catalog
 	log    *slog.Logger
@@ -220,12 +222,16 @@ func (e *Env) Task(taskID string) (TaskInfo, error) {
 	return t.info, nil
 }
 
+// task returns the task taskID names: a generated task, or a hindsight
+// task rebuilt from its id (see SynthesizeTask).
 func (e *Env) task(taskID string) (*task, error) {
-	t, ok := e.tasks[taskID]
-	if !ok {
-		return nil, fmt.Errorf("%w: %q", ErrUnknownTask, clip(taskID))
+	if t, ok := e.tasks[taskID]; ok {
+		return t, nil
 	}
-	return t, nil
+	if strings.HasPrefix(taskID, HindsightPrefix) {
+		return e.hindsightTask(context.Background(), taskID)
+	}
+	return nil, fmt.Errorf("%w: %q", ErrUnknownTask, clip(taskID))
 }
 
 // New creates an instance running taskID; it is a *Instance. params may
