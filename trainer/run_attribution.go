@@ -60,7 +60,7 @@ func newADCA(cfg Config, opts Options, impl any, backend backends.Backend, log *
 		}
 		est.judge = &attribution.OracleJudge{Oracle: oracle}
 	case JudgeLLM:
-		model, err := judgeModel(a.LLM, opts.JudgeModel)
+		model, err := judgeModel("attribution_driven_credit_assignment.llm", a.LLM, opts.JudgeModel)
 		if err != nil {
 			return nil, err
 		}
@@ -81,19 +81,19 @@ func newADCA(cfg Config, opts Options, impl any, backend backends.Backend, log *
 	return est, nil
 }
 
-// judgeModel is Options.JudgeModel, else a client of the configured
-// endpoint.
-func judgeModel(c JudgeLLMConfig, given llm.ChatModel) (llm.ChatModel, error) {
+// judgeModel is Options.JudgeModel, else a client of the endpoint the
+// config section (named by section, for errors) gives.
+func judgeModel(section string, c JudgeLLMConfig, given llm.ChatModel) (llm.ChatModel, error) {
 	if given != nil {
 		return given, nil
 	}
 	if c.ModelName == "" {
-		return nil, fmt.Errorf("%w: the LLM judge needs Options.JudgeModel or attribution_driven_credit_assignment.llm.model_name (and base_url)", ErrConfig)
+		return nil, fmt.Errorf("%w: the LLM judge needs Options.JudgeModel or %s.model_name (and base_url)", ErrConfig, section)
 	}
 	key := ""
 	if c.APIKeyEnv != "" {
 		if key = os.Getenv(c.APIKeyEnv); key == "" {
-			return nil, fmt.Errorf("%w: attribution_driven_credit_assignment.llm.api_key_env names %s, which is empty", ErrConfig, c.APIKeyEnv)
+			return nil, fmt.Errorf("%w: %s.api_key_env names %s, which is empty", ErrConfig, section, c.APIKeyEnv)
 		}
 	}
 	m, err := openai.New(openai.Config{BaseURL: c.BaseURL, APIKey: key, Model: c.ModelName})

@@ -2,7 +2,9 @@ package trainer
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/org/agentevolver/experience"
 	"github.com/org/agentevolver/internal/config"
 	"github.com/org/agentevolver/model"
+	"github.com/org/agentevolver/taskgen/grader"
 )
 
 // Config is the whole configuration of a training run. Its YAML form uses
@@ -36,6 +39,55 @@ type Config struct {
 	// the pool and what training does with it (the reference's
 	// exp_manager section).
 	Experience ExperienceConfig `yaml:"exp_manager"`
+	// Tasks is self-questioning: synthetic tasks mixed with the original
+	// ones and graded by their evaluator (the reference's task_manager
+	// section).
+	Tasks TaskManagerConfig `yaml:"task_manager"`
+}
+
+// TaskManagerConfig is the task_manager section: which synthetic tasks
+// train, mixed how with the original ones, graded by what. Synthetic
+// tasks come from a task file (agentevolver gen-tasks writes one); they
+// never reach validation.
+type TaskManagerConfig struct {
+	// TrainDataPath is a JSON-lines or Parquet file of synthetic tasks
+	// (the reference's task cache); required when the mixture asks for
+	// synthetic tasks.
+	TrainDataPath string `yaml:"train_data_path"`
+	// Mixture mixes them with the original tasks each epoch.
+	Mixture MixtureConfig `yaml:"mixture"`
+	// Grader picks the graders of original and synthetic tasks.
+	Grader GraderConfig `yaml:"grader"`
+}
+
+// MixtureConfig is task_manager.mixture (reference §4.7): the original
+// tasks (UseOriginalTasks) plus int(originals × SyntheticDataRatio)
+// synthetic ones (all of them when fewer), shuffled (Shuffle). Unlike the
+// reference, which re-mixes with the same seed (42) every epoch, each
+// epoch draws its own seeded sample, so a ratio below what the file holds
+// shows the policy different synthetic tasks over the epochs.
+type MixtureConfig struct {
+	UseOriginalTasks   bool    `yaml:"use_original_tasks"`
+	SyntheticDataRatio float64 `yaml:"synthetic_data_ratio"`
+	Shuffle            bool    `yaml:"shuffle"`
+}
+
+// GraderConfig is task_manager.grader: grader names of package
+// taskgen/grader, chosen by each task's evaluator.
+type GraderConfig struct {
+	// OriginalGrader grades original tasks that name no evaluator
+	// (default "env", the environment's own evaluation).
+	OriginalGrader string `yaml:"original_grader"`
+	// SyntheticGrader grades synthetic tasks whose evaluator is
+	// "synthetic" (an LLM's task without a verifiable check; default
+	// llm-binary-gt-no_constraint, the reference's). Synthetic tasks that
+	// name their own evaluator keep it: toolworld's hindsight tasks are
+	// "env", verified by the environment. The reference overwrote every
+	// synthetic task's evaluator.
+	SyntheticGrader string `yaml:"synthetic_grader"`
+	// LLM is the judge endpoint of the LLM graders; unused when no task
+	// needs one, or when Options.JudgeModel is set.
+	LLM JudgeLLMConfig `yaml:"llm"`
 }
 
 // RunConfig is the schedule and bookkeeping of a run.
@@ -109,6 +161,10 @@ type DataConfig struct {
 	ValTasks int `yaml:"val_tasks"`
 	// Shuffle shuffles the training tasks each epoch (seeded).
 	Shuffle bool `yaml:"shuffle"`
+	// TrainFiles are task files (JSON lines or Parquet, see
+	// taskgen.ReadTaskFile) whose tasks replace the environment's
+	// TrainSplit as the original training tasks; empty uses the split.
+	TrainFiles []string `yaml:"train_files"`
 	// MaxDifficulty keeps only tasks whose difficulty is at most
 	// MaxDifficulty (environments with envservice.TaskMetadataProvider);
 	// 0 keeps all.
@@ -570,6 +626,11 @@ func DefaultConfig() Config {
 			ValRolloutMode: "woexp", TrainRolloutMode: "woexp", TrainSampleMode: "alldiscard",
 			RetrieveTopK: 3, InitSplit: "train", SummaryBatchSize: 8,
 		},
+		// The reference's defaults: original tasks only.
+		Tasks: TaskManagerConfig{
+			Mixture: MixtureConfig{UseOriginalTasks: true, Shuffle: true},
+			Grader:  GraderConfig{OriginalGrader: grader.NameEnv, SyntheticGrader: grader.DefaultSyntheticGrader},
+		},
 		// The reference's defaults, off.
 		Attribution: AttributionConfig{
 			Judge: JudgeOracle, ConsistentScale: 1, PosUnconsistentScale: 0.2, NegUnconsistentScale: 0.2,
@@ -679,6 +740,18 @@ func (c Config) Validate() error {
 	}
 	check(c.Experience.RetrieveTopK >= 0 && c.Experience.UpdatedFreq >= 0 && c.Experience.InitTasks >= 0 && c.Experience.SummaryBatchSize >= 0,
 		"exp_manager: retrieve_top_k, updated_freq, init_tasks and summary_batch_size must be >= 0")
+	m := c.Tasks.Mixture
+	check(!math.IsNaN(m.SyntheticDataRatio) && m.SyntheticDataRatio >= 0,
+		"task_manager.mixture.synthetic_data_ratio %v must be >= 0", m.SyntheticDataRatio)
+	check(m.UseOriginalTasks || m.SyntheticDataRatio > 0, "task_manager.mixture uses neither original nor synthetic tasks")
+	check(m.SyntheticDataRatio <= 0 || c.Tasks.TrainDataPath != "",
+		"task_manager.mixture.synthetic_data_ratio > 0 needs task_manager.train_data_path (a task file: agentevolver gen-tasks writes one)")
+	for _, g := range []struct{ key, name string }{
+		{"task_manager.grader.original_grader", c.Tasks.Grader.OriginalGrader},
+		{"task_manager.grader.synthetic_grader", c.Tasks.Grader.SyntheticGrader},
+	} {
+		check(g.name == "" || slices.Contains(grader.Names(), g.name), "%s %q: want one of %v", g.key, g.name, grader.Names())
+	}
 	check(!c.Experience.InitExpOnly || c.Experience.InitExpBeforeTraining,
 		"exp_manager.init_exp_only needs exp_manager.init_exp_before_training: there would be nothing to do")
 	check(c.Experience.ExperienceTemplate == "" || strings.Contains(c.Experience.ExperienceTemplate, "{}"), "exp_manager.experience_template has no {} placeholder")

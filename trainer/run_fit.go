@@ -68,7 +68,8 @@ type Options struct {
 	// exp_manager.updated_freq steps. Exclusive with Hooks.Experience.
 	ExperiencePool experience.Pool
 	// JudgeModel is the LLM step judge of attribution_driven_credit_assignment
-	// (judge: llm), in place of the endpoint its llm section names.
+	// (judge: llm) and the judge of task_manager's LLM graders, in place of
+	// the endpoints their llm sections name.
 	JudgeModel llm.ChatModel
 	// Hooks plug in task synthesis, experience and attribution.
 	Hooks Hooks
@@ -170,6 +171,9 @@ type run struct {
 	closePool func() error
 	injector  *experience.Injector
 	injected  experience.InjectorStats
+	// mixture is the task_manager mixture when it chooses the training
+	// tasks (also r.hooks.Tasks).
+	mixture *mixtureTaskSource
 	// updated is the pool's update counts at its last step's metrics, for
 	// a pool that keeps them (poolWithStats).
 	updated experience.PoolStats
@@ -421,10 +425,15 @@ func (t *Trainer) open(ctx context.Context) (_ *run, err error) {
 	if r.tok, r.tmpl, r.pad, err = loadTokenizer(ctx, cfg, r.env, t.opts.Resume); err != nil {
 		return nil, err
 	}
-	if r.train, err = r.env.tasks(ctx, cfg, cfg.Data.TrainSplit); err != nil {
-		return nil, err
+	if len(cfg.Data.TrainFiles) == 0 { // else setupTasks reads them
+		if r.train, err = r.env.tasks(ctx, cfg, cfg.Data.TrainSplit); err != nil {
+			return nil, err
+		}
 	}
 	if r.val, err = r.env.tasks(ctx, cfg, cfg.Data.ValSplit); err != nil {
+		return nil, err
+	}
+	if err := r.setupTasks(cfg, t.opts); err != nil {
 		return nil, err
 	}
 	if n := cfg.Data.ValTasks; n > 0 && n < len(r.val) {

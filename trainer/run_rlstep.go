@@ -145,6 +145,9 @@ func (r *run) rlStep(ctx context.Context, step int, note outageNote) (map[string
 		finished[i] = res.Trajectory
 	}
 	r.injectionMetrics(metrics, finished)
+	if r.mixture != nil {
+		mixtureMetrics(metrics, tasks, results)
+	}
 	// The pool learns from the step while the policy updates (the
 	// reference's asynchronous summary), waited for below.
 	pending := r.startPoolUpdate(ctx, step+1, finished)
