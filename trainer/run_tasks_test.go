@@ -221,3 +221,44 @@ func TestMixtureTaskSource(t *testing.T) {
 		t.Errorf("epochs 0 and 1 are the same mix %q", first)
 	}
 }
+
+// TestWarmStartTasksFromMixture demonstrates the first epoch's mix,
+// hindsight tasks included, but never a synthetic task the environment
+// does not grade (its expert knows only the seed task).
+func TestWarmStartTasksFromMixture(t *testing.T) {
+	cfg := tinyConfig(t)
+	_, hs := hindsightFile(t, cfg, "train", "synthetic.jsonl")
+	judged := filepath.Join(t.TempDir(), "judged.jsonl")
+	objs := []agentevolver.TaskObjective{}
+	for _, h := range hs {
+		objs = append(objs, agentevolver.TaskObjective{Task: h})
+	}
+	objs = append(objs, agentevolver.TaskObjective{Task: agentevolver.Task{TaskID: hs[0].Metadata["seed_task_id"].(string),
+		Query: "Something else.", GroundTruth: "x", Evaluator: agentevolver.EvaluatorSynthetic}})
+	if err := taskgen.WriteTaskFile(judged, objs); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Tasks.TrainDataPath = judged
+	cfg.Tasks.Mixture.SyntheticDataRatio = 100 // all of them
+	r, err := mustNew(t, cfg, Options{JudgeModel: &scoreJudge{}}).open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.close()
+	tasks, err := r.warmStartTasks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	synthetic := 0
+	for _, task := range tasks {
+		if task.Evaluator == agentevolver.EvaluatorSynthetic {
+			t.Errorf("an LLM-graded synthetic task is demonstrated: %+v", task)
+		}
+		if isSynthetic(task) {
+			synthetic++
+		}
+	}
+	if want := len(r.train) + len(hs); len(tasks) != want || synthetic != len(hs) {
+		t.Errorf("%d tasks to demonstrate (%d synthetic), want %d (%d)", len(tasks), synthetic, want, len(hs))
+	}
+}

@@ -49,7 +49,10 @@ func (r *run) demonstrations(ctx context.Context) ([]agentevolver.Sample, error)
 	if !ok {
 		return nil, fmt.Errorf("%w: warm_start.steps > 0 needs an environment with demonstrations (envservice.Expert); set warm_start.steps: 0", ErrConfig)
 	}
-	tasks := r.train
+	tasks, err := r.warmStartTasks()
+	if err != nil {
+		return nil, err
+	}
 	if n := r.cfg.WarmStart.Demos; n > 0 && n < len(tasks) {
 		tasks = tasks[:n]
 	}
@@ -106,8 +109,41 @@ func (r *run) demonstrations(ctx context.Context) ([]agentevolver.Sample, error)
 	if skipped > 0 {
 		r.log.Warn("trainer: demonstrations skipped", "skipped", skipped, "of", len(tasks))
 	}
+	if len(tasks) == 0 {
+		return nil, fmt.Errorf("%w: no training tasks to demonstrate", ErrConfig)
+	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("trainer: no usable demonstration (%d failed): %w", skipped, errors.Join(errs...))
+	}
+	return out, nil
+}
+
+// warmStartTasks are the tasks whose demonstrations the warm start
+// imitates: the training tasks, which with a task_manager mixture are the
+// first epoch's mix, synthetic tasks included. An environment that
+// demonstrates its synthetic tasks (toolworld replays a hindsight task's
+// ground truth, the calls the exploration made) thus lets a few seed tasks
+// and their explorations stand in for many demonstrations. Only synthetic
+// tasks the environment itself grades (evaluator "env") are demonstrated:
+// for a task an LLM wrote (evaluator "synthetic") the environment's expert
+// knows only the seed task, whose solution would be a wrong answer to the
+// synthetic query.
+func (r *run) warmStartTasks() ([]agentevolver.Task, error) {
+	if r.mixture == nil {
+		return r.train, nil
+	}
+	mixed, err := r.mixture.epoch(0)
+	if err != nil {
+		return nil, err
+	}
+	var out []agentevolver.Task
+	for _, t := range mixed {
+		if !isSynthetic(t) || t.EvaluatorOrDefault() == agentevolver.EvaluatorEnv {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return r.train, nil // a mix of judged synthetic tasks only: the original tasks' demonstrations
 	}
 	return out, nil
 }
