@@ -113,6 +113,9 @@ func WriteTaskFile(path string, objs []agentevolver.TaskObjective) (err error) {
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("taskgen: %w", err)
 	}
+	if err := tmp.Chmod(0o644); err != nil { // CreateTemp makes it 0600
+		return fmt.Errorf("taskgen: %w", err)
+	}
 	if err := tmp.Sync(); err != nil {
 		return fmt.Errorf("taskgen: %w", err)
 	}

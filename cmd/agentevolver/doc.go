@@ -13,6 +13,8 @@
 //	eval       validate a saved policy: --checkpoint DIR --split S --k K [--trajectories FILE]
 //	serve-env  serve Go environments over the env-service protocol:
 //	           --env toolworld --addr 127.0.0.1:8080
+//	gen-tasks  write synthetic tasks by self-questioning: --env toolworld --out DIR
+//	           [--seeds N] [--n N] [--llm-url URL --llm-model NAME] (resumable)
 //	tokenize   print the token ids of stdin: --tokenizer DIR|byte [--chat]
 //	experiment run every arm x seed of an experiment file and compare them:
 //	           --config FILE [--quick] [--out DIR]
