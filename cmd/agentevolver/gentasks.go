@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -39,7 +40,8 @@ type genTasksOptions struct {
 	env, out, split, checkpoint string
 	seeds, n, concurrency       int
 	maxSteps                    int
-	seed, envSeed               int64
+	seed                        int64
+	configs, sets               stringList
 	llmURL, llmModel            string
 	postFilter                  bool
 	logLevel                    string
@@ -60,7 +62,18 @@ func runGenTasks(ctx context.Context, args []string, _ io.Reader, stdout, stderr
 	if err != nil {
 		return err
 	}
-	env, err := builtin.Open(ctx, o.env, trainer.EnvConfig{Type: o.env, Toolworld: trainer.ToolworldConfig{Seed: o.envSeed}}, log.With("env_type", o.env))
+	// The environment exactly as `train` builds it from the same
+	// configuration: a synthetic task names its seed task by id, which
+	// means the same task only in the same environment.
+	cfg, err := trainer.LoadConfig(o.configs, o.sets)
+	if err != nil {
+		return err
+	}
+	if o.env == "" {
+		o.env = cmp.Or(cfg.Env.Type, trainer.DefaultEnvType)
+	}
+	cfg.Env.Type = o.env
+	env, err := builtin.Open(ctx, o.env, cfg.Env, log.With("env_type", o.env))
 	if err != nil {
 		return fmt.Errorf("--env: %w", err)
 	}
@@ -154,7 +167,9 @@ Flags:
 `, known, genTasksJSONL, genTasksParquet)
 		fs.PrintDefaults()
 	}
-	fs.StringVar(&o.env, "env", "toolworld", "built-in environment ("+known+")")
+	fs.StringVar(&o.env, "env", "", "built-in environment ("+known+"; default env.type of the configuration, else "+trainer.DefaultEnvType+")")
+	fs.Var(&o.configs, "config", "training configuration whose env section builds the environment, as train does (repeatable; train on the tasks with the same configuration)")
+	fs.Var(&o.sets, "set", "override one configuration key, for example --set env.toolworld.seed=2 (repeatable)")
 	fs.StringVar(&o.out, "out", "", "output directory (required)")
 	fs.StringVar(&o.split, "split", "train", "split of the seed tasks; synthetic tasks belong to it")
 	fs.IntVar(&o.seeds, "seeds", 30, "number of seed tasks, the first of the split (0: all)")
@@ -162,7 +177,6 @@ Flags:
 	fs.IntVar(&o.concurrency, "concurrency", taskgen.DefaultConcurrency, "explorations at once (also the batch size, at most --seeds)")
 	fs.IntVar(&o.maxSteps, "max-steps", 0, fmt.Sprintf("turns of an exploration (0: %d with an LLM, %d for a random walk)", taskgen.DefaultExploreSteps, taskgen.DefaultRandomWalkSteps))
 	fs.Int64Var(&o.seed, "seed", 0, "generation seed: explorations, summaries and the final shuffle")
-	fs.Int64Var(&o.envSeed, "env-seed", 0, "toolworld: task generation seed (train on the tasks with the same env.toolworld.seed)")
 	fs.StringVar(&o.checkpoint, "checkpoint", "", "checkpoint file (default DIR/"+taskgen.DefaultCheckpointFile+")")
 	fs.StringVar(&o.llmURL, "llm-url", "", "OpenAI-compatible API root for exploration, summaries and the post filter, e.g. http://127.0.0.1:8000/v1 (key: $OPENAI_API_KEY)")
 	fs.StringVar(&o.llmModel, "llm-model", "", "model name at --llm-url")

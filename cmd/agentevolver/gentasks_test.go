@@ -17,6 +17,7 @@ import (
 	"github.com/org/agentevolver/envclient"
 	"github.com/org/agentevolver/envservice"
 	"github.com/org/agentevolver/taskgen"
+	"github.com/org/agentevolver/trainer"
 )
 
 // readGenerated reads both output files of gen-tasks and checks that they
@@ -290,5 +291,31 @@ func TestGenTasksAllExplorationsFail(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, taskgen.DefaultCheckpointFile)); !os.IsNotExist(err) {
 		t.Errorf("checkpoint left behind (%v)", err)
+	}
+}
+
+// TestGenTasksThenTrain generates tasks with a training configuration and
+// trains on them with the same one: the synthetic tasks name seed tasks of
+// the environment train builds, and the run mixes them in.
+func TestGenTasksThenTrain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a tiny model")
+	}
+	dir := t.TempDir()
+	run := tinyRun(filepath.Join(dir, "run"))
+	var out, errOut bytes.Buffer
+	gen := append([]string{"--out", filepath.Join(dir, "tasks"), "--seeds", "4", "--n", "2"}, run...)
+	if err := runGenTasks(context.Background(), gen, nil, &out, &errOut); err != nil {
+		t.Fatalf("gen-tasks: %v\n%s", err, errOut.String())
+	}
+	train := append(run, "--set", "task_manager.train_data_path="+filepath.Join(dir, "tasks", genTasksParquet),
+		"--set", "task_manager.mixture.synthetic_data_ratio=1")
+	out.Reset()
+	if err := runTrain(context.Background(), train, nil, &out, &errOut); err != nil {
+		t.Fatalf("train on the generated tasks: %v\n%s", err, errOut.String())
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "run", trainer.MetricsFile))
+	if err != nil || !strings.Contains(string(data), "tasks/synthetic_share") {
+		t.Fatalf("metrics without a task mixture (%v):\n%s", err, data)
 	}
 }
