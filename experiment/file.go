@@ -74,7 +74,10 @@ type Layer struct {
 	// relative to the experiment file's directory.
 	Files []string `yaml:"files,omitempty"`
 	// Config is an inline mapping in the form of a trainer configuration
-	// file, such as {algorithm: {norm_adv_by_std_in_grpo: true}}.
+	// file, such as {algorithm: {norm_adv_by_std_in_grpo: true}}. [Parse]
+	// makes the relative paths of its input files (data.train_files,
+	// task_manager.train_data_path) relative to the experiment file's
+	// directory.
 	Config map[string]any `yaml:"config,omitempty"`
 	// Set are overrides such as "rollout.n=8", read like --set of the
 	// train command.
@@ -286,6 +289,38 @@ func (l *Layer) resolve(dir string) {
 			l.Files[i] = filepath.Join(dir, name)
 		}
 	}
+	for _, key := range inputPathKeys {
+		section, ok := l.Config[key[0]].(map[string]any)
+		if !ok {
+			continue
+		}
+		switch v := section[key[1]].(type) {
+		case string:
+			section[key[1]] = joinRelative(dir, v)
+		case []any:
+			for i, p := range v {
+				if s, ok := p.(string); ok {
+					v[i] = joinRelative(dir, s)
+				}
+			}
+		}
+	}
+}
+
+// inputPathKeys are the trainer configuration keys that name input files
+// (task files): in a layer's inline Config, [Parse] makes their relative
+// paths relative to the experiment file's directory too, so that an
+// experiment and its data travel together and run from any directory.
+var inputPathKeys = [][2]string{
+	{"data", "train_files"},
+	{"task_manager", "train_data_path"},
+}
+
+func joinRelative(dir, path string) string {
+	if path == "" || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(dir, path)
 }
 
 // runSeeds and runSteps are the seeds and budget of a full or quick run;

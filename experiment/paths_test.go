@@ -165,3 +165,28 @@ func TestParseAliasBomb(t *testing.T) {
 		t.Fatalf("Parse with a small alias: %+v, %v", f, err)
 	}
 }
+
+// TestInputPathsRelativeToFile resolves the task files an inline config
+// names against the experiment file's directory, like its config files.
+func TestInputPathsRelativeToFile(t *testing.T) {
+	f, err := Parse([]byte(`
+name: paths
+seeds: [1]
+arms:
+  - name: a
+    config:
+      data: {train_files: [data/original.jsonl, /abs/x.parquet]}
+      task_manager: {train_data_path: data/tasks.jsonl}
+`), "/exp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := f.Arms[0].Config
+	files := cfg["data"].(map[string]any)["train_files"].([]any)
+	if files[0] != filepath.Join("/exp", "data/original.jsonl") || files[1] != "/abs/x.parquet" {
+		t.Errorf("train_files %v", files)
+	}
+	if got := cfg["task_manager"].(map[string]any)["train_data_path"]; got != filepath.Join("/exp", "data/tasks.jsonl") {
+		t.Errorf("train_data_path %v", got)
+	}
+}
