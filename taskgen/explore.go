@@ -70,6 +70,12 @@ type LLMExplorer struct {
 	// Context configures the episode's Linear context manager; see
 	// EpisodeContext for its defaults.
 	Context contextmgr.Config
+	// EnvPrompt keeps the environment's own system prompt instead of
+	// ExplorationSystemPrompt: for a policy trained on that prompt (the
+	// in-process policy of a checkpoint), whose context could not hold the
+	// exploration prompt and which has never learnt to follow it. It then
+	// explores by sampling its usual behaviour at the Chat temperature.
+	EnvPrompt bool
 	// Logger receives diagnostics (zero: discard).
 	Logger *slog.Logger
 }
@@ -92,6 +98,9 @@ func (e *LLMExplorer) Explore(ctx context.Context, task agentevolver.Task, seed 
 		MaxSteps:     orDefault(e.MaxSteps, DefaultExploreSteps),
 		SystemPrompt: ExplorationSystemPrompt(profile, agentflow.UserQuestionPlaceholder),
 		Logger:       e.Logger,
+	}
+	if e.EnvPrompt {
+		f.SystemPrompt = ""
 	}
 	res, err := f.run(ctx, task, seed)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/envs/builtin"
 	"github.com/org/agentevolver/envservice"
+	"github.com/org/agentevolver/llm"
 	"github.com/org/agentevolver/llm/openai"
 	"github.com/org/agentevolver/taskgen"
 	"github.com/org/agentevolver/trainer"
@@ -42,7 +43,8 @@ type genTasksOptions struct {
 	maxSteps                    int
 	seed                        int64
 	configs, sets               stringList
-	llmURL, llmModel            string
+	llmURL, llmModel, policy    string
+	temperature                 float64
 	postFilter                  bool
 	logLevel                    string
 }
@@ -85,10 +87,16 @@ func runGenTasks(ctx context.Context, args []string, _ io.Reader, stdout, stderr
 
 	var g *taskgen.Generator
 	var how, filterName string
-	if o.llmURL != "" {
+	switch {
+	case o.llmURL != "" && o.policy != "":
+		return fmt.Errorf("--llm-url and --policy both choose the explorer; give one")
+	case o.llmURL != "":
 		g, err = llmGenerator(o, m, env, log)
 		how, filterName = "LLM "+o.llmModel+" at "+o.llmURL, "LLM post filter"
-	} else {
+	case o.policy != "":
+		g, err = policyGenerator(ctx, o, cfg, m, env, log)
+		how, filterName = "the policy "+o.policy+" and hindsight tasks (no LLM)", "environment check"
+	default:
 		g, err = noLLMGenerator(o, m, env, log)
 		how, filterName = "random walks and hindsight tasks (no LLM)", "environment check"
 	}
@@ -180,6 +188,8 @@ Flags:
 	fs.StringVar(&o.checkpoint, "checkpoint", "", "checkpoint file (default DIR/"+taskgen.DefaultCheckpointFile+")")
 	fs.StringVar(&o.llmURL, "llm-url", "", "OpenAI-compatible API root for exploration, summaries and the post filter, e.g. http://127.0.0.1:8000/v1 (key: $OPENAI_API_KEY)")
 	fs.StringVar(&o.llmModel, "llm-model", "", "model name at --llm-url")
+	fs.StringVar(&o.policy, "policy", "", "explore with this saved policy (a run's final/ directory) instead of random walks, then hindsight tasks; no LLM")
+	fs.Float64Var(&o.temperature, "temperature", 1.0, "sampling temperature of --policy")
 	fs.BoolVar(&o.postFilter, "post-filter", true, "run the post filter (LLM solve-and-validate, or the environment check without an LLM)")
 	fs.StringVar(&o.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
 	if err := parseFlags(fs, args); err != nil {
@@ -246,6 +256,27 @@ func llmGenerator(o genTasksOptions, m *envservice.Manager, env envservice.Envir
 	}
 	if o.postFilter {
 		g.PostFilter = &taskgen.LLMPostFilter{Env: m, Model: model, EnvType: o.env, MaxSteps: o.maxSteps, Seed: o.seed, Logger: log}
+	}
+	return g, nil
+}
+
+// policyGenerator explores with a saved policy (--policy) in the
+// environment's own prompt, sampling at --temperature, then relabels and
+// checks like noLLMGenerator.
+func policyGenerator(ctx context.Context, o genTasksOptions, cfg trainer.Config, m *envservice.Manager, env envservice.Environment, log *slog.Logger) (*taskgen.Generator, error) {
+	g, err := noLLMGenerator(o, m, env, log)
+	if err != nil {
+		return nil, err
+	}
+	lp, err := trainer.LoadPolicy(ctx, cfg, o.policy)
+	if err != nil {
+		return nil, fmt.Errorf("--policy: %w", err)
+	}
+	lp.Context.Logger = log
+	g.Explorer = &taskgen.LLMExplorer{
+		Env: m, Model: lp.Model, EnvType: o.env, Context: lp.Context, EnvPrompt: true,
+		MaxSteps: cmp.Or(o.maxSteps, cfg.Rollout.MaxSteps), Chat: llm.ChatOptions{Temperature: llm.Float(o.temperature)},
+		Logger: log,
 	}
 	return g, nil
 }

@@ -319,3 +319,31 @@ func TestGenTasksThenTrain(t *testing.T) {
 		t.Fatalf("metrics without a task mixture (%v):\n%s", err, data)
 	}
 }
+
+// TestGenTasksWithPolicy explores with a saved policy (--policy) instead of
+// random walks: every exploration runs in the environment's own prompt and
+// is relabelled in hindsight, with no LLM.
+func TestGenTasksWithPolicy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a tiny model")
+	}
+	dir := t.TempDir()
+	run := tinyRun(filepath.Join(dir, "run"))
+	var out, errOut bytes.Buffer
+	if err := runTrain(context.Background(), run, nil, &out, &errOut); err != nil {
+		t.Fatalf("train: %v\n%s", err, errOut.String())
+	}
+	out.Reset()
+	gen := append([]string{"--out", filepath.Join(dir, "tasks"), "--seeds", "3", "--n", "2",
+		"--policy", filepath.Join(dir, "run", trainer.FinalModelDir)}, run...)
+	if err := runGenTasks(context.Background(), gen, nil, &out, &errOut); err != nil {
+		t.Fatalf("gen-tasks --policy: %v\n%s", err, errOut.String())
+	}
+	if !strings.Contains(out.String(), "with the policy") || !strings.Contains(out.String(), "explored:          6 of 6 (0 failed)") {
+		t.Errorf("stdout:\n%s", out.String())
+	}
+	if err := runGenTasks(context.Background(), append(gen, "--llm-url", "http://127.0.0.1:1/v1", "--llm-model", "m"), nil, &out, &errOut); err == nil ||
+		!strings.Contains(err.Error(), "give one") {
+		t.Errorf("--policy with --llm-url: %v", err)
+	}
+}
