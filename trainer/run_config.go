@@ -194,6 +194,51 @@ type EnvConfig struct {
 	// Toolworld configures the built-in toolworld environment. The
 	// trainer never reads it: its factory in Options.Environments does.
 	Toolworld ToolworldConfig `yaml:"toolworld"`
+	// Textgame configures the built-in textgame environment (Colossal
+	// Cave, Debian's open-adventure), read by its factory alike.
+	Textgame TextgameConfig `yaml:"textgame"`
+	// Sqlworld configures the built-in sqlworld environment (text-to-SQL
+	// over Debian's iso-codes), read by its factory alike.
+	Sqlworld SqlworldConfig `yaml:"sqlworld"`
+}
+
+// SqlworldConfig mirrors sqlworld.Config (package envs/sqlworld); zero
+// values are the environment's defaults.
+type SqlworldConfig struct {
+	// DataDir holds the iso-codes JSON files (default
+	// /usr/share/iso-codes/json).
+	DataDir string `yaml:"data_dir"`
+	// Seed selects the generated questions.
+	Seed int64 `yaml:"seed"`
+	// TrainSize, ValSize and TestSize are the questions per split.
+	TrainSize int `yaml:"train_size"`
+	ValSize   int `yaml:"val_size"`
+	TestSize  int `yaml:"test_size"`
+	// MaxRows and MaxObservationBytes bound a query's observation.
+	MaxRows             int `yaml:"max_rows"`
+	MaxObservationBytes int `yaml:"max_observation_bytes"`
+	// StatementTimeout stops a query that runs longer.
+	StatementTimeout time.Duration `yaml:"statement_timeout"`
+	// MaxActions ends an episode unanswered after that many actions.
+	MaxActions int `yaml:"max_actions"`
+	// MaxConns bounds the database connections.
+	MaxConns int `yaml:"max_conns"`
+}
+
+// TextgameConfig mirrors textgame.Config (package envs/textgame); zero
+// values are the environment's defaults.
+type TextgameConfig struct {
+	// Binary is the path of open-adventure's advent; empty looks it up in
+	// PATH, then /usr/games.
+	Binary string `yaml:"binary"`
+	// Seed selects the game seed of every task.
+	Seed int64 `yaml:"seed"`
+	// MaxCommands ends an episode after that many actions.
+	MaxCommands int `yaml:"max_commands"`
+	// ReadTimeout bounds the wait for the game's answer to one command.
+	ReadTimeout time.Duration `yaml:"read_timeout"`
+	// MaxObservationBytes bounds one observation.
+	MaxObservationBytes int `yaml:"max_observation_bytes"`
 }
 
 // ToolworldConfig mirrors toolworld.Config (package envs/toolworld).

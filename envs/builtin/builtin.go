@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/org/agentevolver/envs/sqlworld"
+	"github.com/org/agentevolver/envs/textgame"
 	"github.com/org/agentevolver/envs/toolworld"
 	"github.com/org/agentevolver/envservice"
 	"github.com/org/agentevolver/trainer"
@@ -24,6 +26,8 @@ var ErrUnknownEnvironment = errors.New("builtin: unknown environment")
 func Environments() map[string]trainer.EnvFactory {
 	return map[string]trainer.EnvFactory{
 		toolworld.Name: openToolworld,
+		textgame.Name:  openTextgame,
+		sqlworld.Name:  openSqlworld,
 	}
 }
 
@@ -68,6 +72,43 @@ func openToolworld(ctx context.Context, cfg trainer.EnvConfig, log *slog.Logger)
 	})
 	if err != nil {
 		return nil, err // not a nil *toolworld.Env in a non-nil interface
+	}
+	return env, nil
+}
+
+// openTextgame is the textgame factory: cfg.Textgame mapped onto
+// textgame.Config. Without open-adventure installed it fails with
+// textgame.ErrNoBinary, which names the Debian package.
+func openTextgame(ctx context.Context, cfg trainer.EnvConfig, log *slog.Logger) (envservice.Environment, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	tc := cfg.Textgame
+	env, err := textgame.New(textgame.Config{
+		Binary: tc.Binary, Seed: tc.Seed, MaxCommands: tc.MaxCommands, ReadTimeout: tc.ReadTimeout,
+		MaxObservationBytes: tc.MaxObservationBytes, Logger: log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return env, nil
+}
+
+// openSqlworld is the sqlworld factory: cfg.Sqlworld mapped onto
+// sqlworld.Config. Without Debian's iso-codes it fails with
+// sqlworld.ErrNoData, which names the package.
+func openSqlworld(ctx context.Context, cfg trainer.EnvConfig, log *slog.Logger) (envservice.Environment, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	sc := cfg.Sqlworld
+	env, err := sqlworld.New(sqlworld.Config{
+		DataDir: sc.DataDir, Seed: sc.Seed, TrainSize: sc.TrainSize, ValSize: sc.ValSize, TestSize: sc.TestSize,
+		MaxRows: sc.MaxRows, MaxObservationBytes: sc.MaxObservationBytes, StatementTimeout: sc.StatementTimeout,
+		MaxActions: sc.MaxActions, MaxConns: sc.MaxConns, Logger: log,
+	})
+	if err != nil {
+		return nil, err
 	}
 	return env, nil
 }
