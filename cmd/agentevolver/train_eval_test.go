@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/org/agentevolver/agentflow"
+	"github.com/org/agentevolver/envs/sqlworld"
+	"github.com/org/agentevolver/envs/textgame"
 	"github.com/org/agentevolver/trainer"
 )
 
@@ -85,5 +87,52 @@ func TestEvalErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want an error containing %q", tt.name, err, tt.want)
 		}
+	}
+}
+
+// TestTrainOnRealEnvironments trains the tiny job for one step on each
+// built-in environment backed by a real program or data set, as the
+// command line builds it from env.type: the warm start on its expert, a
+// tokenizer learnt from its corpus, rollouts and validation. It skips an
+// environment only when its Debian package is missing, saying which.
+func TestTrainOnRealEnvironments(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a tiny model")
+	}
+	for _, tt := range []struct {
+		env, needs string
+		ok         func() bool
+		sets       []string
+	}{
+		{"textgame", "open-adventure (apt-get install open-adventure)", func() bool {
+			_, err := textgame.FindBinary(textgame.DefaultBinary)
+			return err == nil
+		}, nil},
+		{"sqlworld", "iso-codes (apt-get install iso-codes)", func() bool {
+			_, err := os.Stat(filepath.Join(sqlworld.DefaultDataDir, "iso_3166-1.json"))
+			return err == nil
+		}, []string{
+			"env.sqlworld.train_size=12", "env.sqlworld.val_size=6", "env.sqlworld.test_size=3",
+			// The schema in the system prompt needs a longer context than toolworld's.
+			"model.shape.max_positions=2048", "data.max_prompt_length=1536", "rollout.max_model_len=2048",
+		}},
+	} {
+		t.Run(tt.env, func(t *testing.T) {
+			if !tt.ok() {
+				t.Skipf("%s is not installed: the environment needs %s", tt.env, tt.needs)
+			}
+			dir := t.TempDir()
+			args := append(tinyRun(dir), "--set", "env.type="+tt.env)
+			for _, s := range tt.sets {
+				args = append(args, "--set", s)
+			}
+			var out, errOut bytes.Buffer
+			if err := runTrain(context.Background(), args, nil, &out, &errOut); err != nil {
+				t.Fatalf("train on %s: %v\n%s", tt.env, err, errOut.String())
+			}
+			if _, err := os.Stat(filepath.Join(dir, "summary.json")); err != nil {
+				t.Fatalf("no summary: %v", err)
+			}
+		})
 	}
 }
