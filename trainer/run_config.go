@@ -200,6 +200,33 @@ type EnvConfig struct {
 	// Sqlworld configures the built-in sqlworld environment (text-to-SQL
 	// over Debian's iso-codes), read by its factory alike.
 	Sqlworld SqlworldConfig `yaml:"sqlworld"`
+	// MCP configures the built-in mcp environment (any MCP server and a
+	// task file), read by its factory alike.
+	MCP MCPConfig `yaml:"mcp"`
+}
+
+// MCPConfig mirrors mcp.Config (package envs/mcp): the server, as a
+// command over stdio (Command, Args, Env, Dir; "{instance_dir}" in them
+// is a fresh directory per instance) or a streamable-HTTP URL (URL,
+// Headers), and the task file. Zero limits are the environment's
+// defaults.
+type MCPConfig struct {
+	Command string            `yaml:"command"`
+	Args    []string          `yaml:"args"`
+	Env     []string          `yaml:"env"`
+	Dir     string            `yaml:"dir"`
+	URL     string            `yaml:"url"`
+	Headers map[string]string `yaml:"headers"`
+	// TaskFile is the JSON-lines task file (required).
+	TaskFile string `yaml:"task_file"`
+	// Tools, when set, is the allow-list of tools the agent sees.
+	Tools []string `yaml:"tools"`
+	// Instructions are added to the system prompt.
+	Instructions        string        `yaml:"instructions"`
+	CallTimeout         time.Duration `yaml:"call_timeout"`
+	StartTimeout        time.Duration `yaml:"start_timeout"`
+	MaxObservationBytes int           `yaml:"max_observation_bytes"`
+	MaxCalls            int           `yaml:"max_calls"`
 }
 
 // SqlworldConfig mirrors sqlworld.Config (package envs/sqlworld); zero

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -116,6 +117,15 @@ func TestTrainOnRealEnvironments(t *testing.T) {
 			// The schema in the system prompt needs a longer context than toolworld's.
 			"model.shape.max_positions=2048", "data.max_prompt_length=1536", "rollout.max_model_len=2048",
 		}},
+		{"mcp", "node and the MCP memory server (npm ci)", func() bool {
+			_, err := os.Stat(memoryServer(t))
+			_, errNode := exec.LookPath("node")
+			return err == nil && errNode == nil
+		}, []string{
+			"env.mcp.command=" + memoryServer(t), `env.mcp.env=["MEMORY_FILE_PATH={instance_dir}/memory.jsonl"]`,
+			"env.mcp.task_file=" + filepath.Join("..", "..", "envs", "mcp", "testdata", "memory.jsonl"),
+			"model.shape.max_positions=2048", "data.max_prompt_length=1536", "rollout.max_model_len=2048",
+		}},
 	} {
 		t.Run(tt.env, func(t *testing.T) {
 			if !tt.ok() {
@@ -135,4 +145,14 @@ func TestTrainOnRealEnvironments(t *testing.T) {
 			}
 		})
 	}
+}
+
+// memoryServer is the MCP memory server npm ci installs in the repository.
+func memoryServer(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "..", "node_modules", ".bin", "mcp-server-memory"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/org/agentevolver/envs/mcp"
 	"github.com/org/agentevolver/envs/sqlworld"
 	"github.com/org/agentevolver/envs/textgame"
 	"github.com/org/agentevolver/envs/toolworld"
@@ -28,6 +29,7 @@ func Environments() map[string]trainer.EnvFactory {
 		toolworld.Name: openToolworld,
 		textgame.Name:  openTextgame,
 		sqlworld.Name:  openSqlworld,
+		mcp.Name:       openMCP,
 	}
 }
 
@@ -106,6 +108,26 @@ func openSqlworld(ctx context.Context, cfg trainer.EnvConfig, log *slog.Logger) 
 		DataDir: sc.DataDir, Seed: sc.Seed, TrainSize: sc.TrainSize, ValSize: sc.ValSize, TestSize: sc.TestSize,
 		MaxRows: sc.MaxRows, MaxObservationBytes: sc.MaxObservationBytes, StatementTimeout: sc.StatementTimeout,
 		MaxActions: sc.MaxActions, MaxConns: sc.MaxConns, Logger: log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return env, nil
+}
+
+// openMCP is the mcp factory: cfg.MCP mapped onto mcp.Config. The
+// environment probes the server once (its tool list) under a context
+// that outlives ctx, since the environment itself does.
+func openMCP(ctx context.Context, cfg trainer.EnvConfig, log *slog.Logger) (envservice.Environment, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	c := cfg.MCP
+	env, err := mcp.New(context.WithoutCancel(ctx), mcp.Config{
+		Server:   mcp.Server{Command: c.Command, Args: c.Args, Env: c.Env, Dir: c.Dir, URL: c.URL, Headers: c.Headers},
+		TaskFile: c.TaskFile, Tools: c.Tools, Instructions: c.Instructions,
+		CallTimeout: c.CallTimeout, StartTimeout: c.StartTimeout,
+		MaxObservationBytes: c.MaxObservationBytes, MaxCalls: c.MaxCalls, Logger: log,
 	})
 	if err != nil {
 		return nil, err

@@ -3,11 +3,15 @@ package builtin_test
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/org/agentevolver/envs/builtin"
+	"github.com/org/agentevolver/envs/mcp"
 	"github.com/org/agentevolver/envs/toolworld"
 	"github.com/org/agentevolver/envservice"
 	"github.com/org/agentevolver/trainer"
@@ -40,7 +44,24 @@ func TestEveryNameOpens(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range builtin.Names() {
 		t.Run(name, func(t *testing.T) {
-			env, err := builtin.Open(ctx, name, trainer.EnvConfig{}, nil)
+			cfg := trainer.EnvConfig{}
+			if name == mcp.Name {
+				// An MCP environment is a server and a task file: the
+				// memory server the envs/mcp tests use.
+				server, err := filepath.Abs(filepath.Join("..", "..", "node_modules", ".bin", "mcp-server-memory"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := os.Stat(server); err != nil {
+					t.Skipf("the MCP memory server is not installed (run npm ci): %v", err)
+				}
+				if _, err := exec.LookPath("node"); err != nil {
+					t.Skipf("node is not installed: %v", err)
+				}
+				cfg.MCP = trainer.MCPConfig{Command: server, Env: []string{"MEMORY_FILE_PATH={instance_dir}/memory.jsonl"},
+					TaskFile: filepath.Join("..", "mcp", "testdata", "memory.jsonl")}
+			}
+			env, err := builtin.Open(ctx, name, cfg, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,7 +77,7 @@ func TestEveryNameOpens(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The same through the factory map the trainer is handed.
-			if _, err := builtin.Environments()[name](ctx, trainer.EnvConfig{}, nil); err != nil {
+			if _, err := builtin.Environments()[name](ctx, cfg, nil); err != nil {
 				t.Fatalf("factory: %v", err)
 			}
 		})
