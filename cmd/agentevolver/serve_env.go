@@ -83,6 +83,9 @@ Flags:
 	levelText := fs.String("log-level", "info", "log level: debug (one line per request), info, warn or error")
 	seed := fs.Int64("seed", 0, "toolworld: task generation seed")
 	compact := fs.Bool("compact", false, "toolworld: terse system prompt for small policies")
+	var configs, sets stringList
+	fs.Var(&configs, "config", "training configuration whose env sections configure the environments, as train reads them (repeatable)")
+	fs.Var(&sets, "set", "override one configuration key, for example --set env.mcp.task_file=tasks.jsonl (repeatable)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -134,9 +137,26 @@ Flags:
 		SweepInterval: *sweep,
 		Logger:        logger,
 	})
-	// The flags fill the env sections of a configuration, as train's
-	// --set env.toolworld.seed=... does.
+	// The env sections of a configuration (--config, --set: the defaults
+	// train would use when neither is given, but the environments' own
+	// defaults for toolworld, as before) configure the environments;
+	// --seed and --compact still set toolworld's.
 	envCfg := trainer.EnvConfig{Toolworld: trainer.ToolworldConfig{Seed: *seed, Compact: *compact}}
+	if len(configs) > 0 || len(sets) > 0 {
+		cfg, err := trainer.LoadConfig(configs, sets)
+		if err != nil {
+			return err
+		}
+		envCfg = cfg.Env
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "seed":
+				envCfg.Toolworld.Seed = *seed
+			case "compact":
+				envCfg.Toolworld.Compact = *compact
+			}
+		})
+	}
 	factories := builtin.Environments()
 	var names []string
 	for name := range strings.SplitSeq(*envs, ",") {

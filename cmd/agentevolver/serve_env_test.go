@@ -15,6 +15,7 @@ import (
 	"math/big"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -23,7 +24,12 @@ import (
 	"time"
 
 	"github.com/org/agentevolver/envclient"
+	"github.com/org/agentevolver/envs/builtin"
+	"github.com/org/agentevolver/envs/sqlworld"
+	"github.com/org/agentevolver/envs/textgame"
 	"github.com/org/agentevolver/envs/toolworld"
+	"github.com/org/agentevolver/envservice"
+	"github.com/org/agentevolver/trainer"
 )
 
 func TestServeEnvCommand(t *testing.T) {
@@ -328,5 +334,93 @@ func TestServeEnvHelpHidesToken(t *testing.T) {
 	}
 	if strings.Contains(errOut.String(), "hidden-secret-value") {
 		t.Error("usage shows the token")
+	}
+}
+
+// TestServeEnvRealEnvironments serves each built-in environment backed by a
+// real program or data set through the command, configured with --set as
+// train would be, and plays one expert episode over HTTP to a score of 1.
+// It skips an environment only when its program is missing, saying which.
+func TestServeEnvRealEnvironments(t *testing.T) {
+	server := memoryServer(t)
+	for _, tt := range []struct {
+		env, needs string
+		ok         func() bool
+		sets       []string
+	}{
+		{"textgame", "open-adventure (apt-get install open-adventure)", func() bool {
+			_, err := textgame.FindBinary(textgame.DefaultBinary)
+			return err == nil
+		}, nil},
+		{"sqlworld", "iso-codes (apt-get install iso-codes)", func() bool {
+			_, err := os.Stat(filepath.Join(sqlworld.DefaultDataDir, "iso_3166-1.json"))
+			return err == nil
+		}, []string{"env.sqlworld.train_size=6", "env.sqlworld.val_size=3", "env.sqlworld.test_size=3"}},
+		{"mcp", "node and the MCP memory server (npm ci)", func() bool {
+			_, err := os.Stat(server)
+			_, errNode := exec.LookPath("node")
+			return err == nil && errNode == nil
+		}, []string{"env.mcp.command=" + server, `env.mcp.env=["MEMORY_FILE_PATH={instance_dir}/memory.jsonl"]`,
+			"env.mcp.task_file=" + filepath.Join("..", "..", "envs", "mcp", "testdata", "memory.jsonl")}},
+	} {
+		t.Run(tt.env, func(t *testing.T) {
+			if !tt.ok() {
+				t.Skipf("%s is not installed: the environment needs %s", tt.env, tt.needs)
+			}
+			args := []string{"--addr", "127.0.0.1:0", "--env", tt.env, "--log-level", "warn"}
+			for _, s := range tt.sets {
+				args = append(args, "--set", s)
+			}
+			base, stop := startServeEnv(t, args, nil)
+			ctx := context.Background()
+			client, err := envclient.New(envclient.Config{BaseURL: base, MaxRetries: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids, err := client.TaskIDs(ctx, tt.env, "train")
+			if err != nil || len(ids) == 0 {
+				t.Fatalf("TaskIDs = %v, %v", ids, err)
+			}
+			// The expert's actions, from the same environment in process.
+			cfg, err := trainer.LoadConfig(nil, tt.sets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			local, err := builtin.Open(ctx, tt.env, cfg.Env, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			expert, ok := local.(envservice.Expert)
+			if !ok {
+				t.Fatalf("%s has no expert", tt.env)
+			}
+			actions, err := expert.Demonstrate(ctx, ids[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			init, err := client.Create(ctx, tt.env, ids[0], "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range actions {
+				res, err := client.Step(ctx, init.InstanceID(), a, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.IsTerminated {
+					break
+				}
+			}
+			score, err := client.Evaluate(ctx, init.InstanceID(), map[string]any{"sparse": true})
+			if err != nil || score != 1 {
+				t.Errorf("expert episode over HTTP scored %v, %v; want 1", score, err)
+			}
+			if _, err := client.Release(ctx, init.InstanceID()); err != nil {
+				t.Error(err)
+			}
+			if err, stderr := stop(); err != nil {
+				t.Fatalf("serve-env: %v\n%s", err, stderr)
+			}
+		})
 	}
 }
