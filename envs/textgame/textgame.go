@@ -263,24 +263,9 @@ func (e *Env) newInstance(ctx context.Context, taskID, instanceID string, params
 	return in, nil
 }
 
-// sparseParam reads params["sparse"]: a bool, or "true"/"false".
+// sparseParam reads params["sparse"] (envservice.SparseParam).
 func sparseParam(params map[string]any) (sparse, present bool, err error) {
-	v, ok := params["sparse"]
-	if !ok || v == nil {
-		return false, false, nil
-	}
-	switch s := v.(type) {
-	case bool:
-		return s, true, nil
-	case string:
-		switch strings.ToLower(s) {
-		case "true":
-			return true, true, nil
-		case "false":
-			return false, true, nil
-		}
-	}
-	return false, false, fmt.Errorf("%w: sparse must be true or false, got %v", ErrBadParams, v)
+	return envservice.SparseParam(params, ErrBadParams)
 }
 
 // finalScore matches the line the game prints when it ends.
