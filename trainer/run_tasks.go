@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -78,7 +79,7 @@ func (r *run) setupTasks(cfg Config, opts Options) error {
 	}
 	model, err := judgeModel("task_manager.grader.llm", tm.Grader.LLM, opts.JudgeModel)
 	if err != nil {
-		return fmt.Errorf("%w (tasks name the graders %s)", err, strings.Join(slices.Sorted(keysOf(needs)), ", "))
+		return fmt.Errorf("%w (tasks name the graders %s)", err, strings.Join(slices.Sorted(maps.Keys(needs)), ", "))
 	}
 	by := grader.NewByEvaluator(grader.Config{
 		Model: model, MaxConcurrency: tm.Grader.LLM.Concurrency,
@@ -193,16 +194,6 @@ func readTaskFiles(paths []string) ([]agentevolver.Task, error) {
 		return nil, fmt.Errorf("%w: task files %v hold no tasks", ErrConfig, paths)
 	}
 	return out, nil
-}
-
-func keysOf(m map[string]bool) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // mixtureTaskSource is the task_manager mixture as a TaskSource: each epoch
