@@ -119,9 +119,9 @@ func (r *run) checkSynthetic(tasks []agentevolver.Task) error {
 		if t.Evaluator == "" {
 			tasks[i].Evaluator = agentevolver.EvaluatorSynthetic
 		}
-		meta := make(map[string]any, len(t.Metadata)+1)
-		for k, v := range t.Metadata {
-			meta[k] = v
+		meta := maps.Clone(t.Metadata)
+		if meta == nil {
+			meta = map[string]any{}
 		}
 		meta[MetadataSynthetic] = true
 		tasks[i].Metadata = meta
