@@ -3,8 +3,10 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/goccy/go-yaml"
@@ -35,6 +37,7 @@ const DefaultQuickSteps = 2
 //	arms:
 //	  - name: grpo
 //	  - name: grpo-std
+//	    base: grpo                  # optional: report the difference from that arm
 //	    config: {algorithm: {norm_adv_by_std_in_grpo: true}}
 //	quick:                          # the CI-sized version (--quick)
 //	  seeds: [1]
@@ -91,6 +94,11 @@ type Arm struct {
 	Name string `yaml:"name"`
 	// Description says what the arm changes; it is not used.
 	Description string `yaml:"description,omitempty"`
+	// Base, if set, names an earlier arm this one adds a mechanism to:
+	// the results report this arm's difference from it, paired by seed.
+	// It is a label for the comparison only; the arm's configuration is
+	// still its own layer over File.Base.
+	Base string `yaml:"base,omitempty"`
 	// Layer is the arm's configuration over the base.
 	Layer `yaml:",inline"`
 }
@@ -240,6 +248,9 @@ func (f *File) check() error {
 		if prev, dup := seen[key]; dup {
 			return fmt.Errorf("duplicate arm name %q (arms[%d] is %q)", a.Name, i, prev)
 		}
+		if a.Base != "" && seen[strings.ToLower(a.Base)] != a.Base {
+			return fmt.Errorf("arm %q: base %q is not the name of an earlier arm", a.Name, a.Base)
+		}
 		seen[key] = a.Name
 		if err := a.check(fmt.Sprintf("arm %q", a.Name)); err != nil {
 			return err
@@ -283,7 +294,12 @@ func (l *Layer) check(what string) error {
 	return nil
 }
 
+// resolve joins the layer's relative paths to dir. It replaces what it
+// changes instead of writing into it: YAML aliases (a section shared with
+// `*name` by several arms) decode to one shared map, which must be
+// resolved once per layer, not once per use.
 func (l *Layer) resolve(dir string) {
+	l.Files = slices.Clone(l.Files)
 	for i, name := range l.Files {
 		if !filepath.IsAbs(name) {
 			l.Files[i] = filepath.Join(dir, name)
@@ -294,16 +310,26 @@ func (l *Layer) resolve(dir string) {
 		if !ok {
 			continue
 		}
+		var resolved any
 		switch v := section[key[1]].(type) {
 		case string:
-			section[key[1]] = joinRelative(dir, v)
+			resolved = joinRelative(dir, v)
 		case []any:
-			for i, p := range v {
+			paths := slices.Clone(v)
+			for i, p := range paths {
 				if s, ok := p.(string); ok {
-					v[i] = joinRelative(dir, s)
+					paths[i] = joinRelative(dir, s)
 				}
 			}
+			resolved = paths
+		default:
+			continue
 		}
+		config := maps.Clone(l.Config)
+		section = maps.Clone(section)
+		section[key[1]] = resolved
+		config[key[0]] = section
+		l.Config = config
 	}
 }
 

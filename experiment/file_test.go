@@ -126,6 +126,10 @@ func TestParseErrors(t *testing.T) {
 		{"quick repeated seed", ok + "quick: {seeds: [3, 3]}\n", "quick.seeds: seed 3 is repeated"},
 		{"quick negative steps", ok + "quick: {steps: -2}\n", "quick.steps -2 < 0"},
 		{"quick bad set", ok + "quick: {set: [x]}\n", `quick: set "x" is not key=value`},
+		{"unknown base arm", "name: x\nseeds: [1]\narms: [{name: a}, {name: b, base: c}]\n", `arm "b": base "c" is not the name of an earlier arm`},
+		{"base arm later", "name: x\nseeds: [1]\narms: [{name: a, base: b}, {name: b}]\n", `arm "a": base "b" is not`},
+		{"base arm itself", "name: x\nseeds: [1]\narms: [{name: a, base: a}]\n", `arm "a": base "a" is not`},
+		{"base arm in another case", "name: x\nseeds: [1]\narms: [{name: a}, {name: b, base: A}]\n", `arm "b": base "A" is not`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -167,5 +171,39 @@ func TestLoad(t *testing.T) {
 	}
 	if _, err := Load(bad); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), bad) {
 		t.Errorf("invalid file: %v, want the path in the error", err)
+	}
+}
+
+// TestParseAliasedPathsResolvedOnce checks that a section shared by
+// several arms through a YAML alias has its task files joined to the
+// file's directory once for every arm, not once per use.
+func TestParseAliasedPathsResolvedOnce(t *testing.T) {
+	const text = `
+name: x
+seeds: [1]
+base:
+  config: {data: {train_files: [a.jsonl]}}
+arms:
+  - name: a
+    config:
+      task_manager: &tasks {train_data_path: t.jsonl}
+  - name: b
+    config: {task_manager: *tasks}
+  - name: c
+    config: {task_manager: *tasks, data: {train_files: [b.jsonl]}}
+`
+	f, err := Parse([]byte(text), "dir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join("dir", "t.jsonl")
+	for _, a := range f.Arms {
+		tm, _ := a.Config["task_manager"].(map[string]any)
+		if got := tm["train_data_path"]; got != want {
+			t.Errorf("arm %s: train_data_path %v, want %s", a.Name, got, want)
+		}
+	}
+	if got := f.Base.Config["data"].(map[string]any)["train_files"]; !reflect.DeepEqual(got, []any{filepath.Join("dir", "a.jsonl")}) {
+		t.Errorf("base train_files %v", got)
 	}
 }

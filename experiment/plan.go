@@ -45,6 +45,9 @@ type Plan struct {
 	Steps int
 	// Arms are the arm names in file order.
 	Arms []string
+	// Bases maps an arm's name to the arm it adds a mechanism to
+	// (Arm.Base), for arms that name one.
+	Bases map[string]string
 	// Seeds are the seeds every arm runs with.
 	Seeds []int64
 	// Jobs are the runs in the order they run: seed by seed, every arm
@@ -108,6 +111,12 @@ func NewPlan(f File, opts Options) (Plan, error) {
 	armFiles := make(map[string][]string, len(f.Arms))
 	for _, a := range f.Arms {
 		p.Arms = append(p.Arms, a.Name)
+		if a.Base != "" {
+			if p.Bases == nil {
+				p.Bases = map[string]string{}
+			}
+			p.Bases[a.Name] = a.Base
+		}
 		own, err := layers.files(fmt.Sprintf("arm %q", a.Name), "arm-"+a.Name, a.Layer)
 		if err != nil {
 			return Plan{}, err

@@ -7,6 +7,8 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/org/agentevolver/internal/fsutil"
 	"github.com/org/agentevolver/runlog"
@@ -44,6 +46,9 @@ type Comparison struct {
 	Steps int `json:"steps"`
 	// Arms are the arms in file order.
 	Arms []ArmResult `json:"arms"`
+	// WallSeconds is the experiment's wall-clock time so far, measured
+	// around all its runs.
+	WallSeconds float64 `json:"wall_seconds"`
 }
 
 // ArmResult is one arm's runs and the spread of their final validation
@@ -60,6 +65,38 @@ type ArmResult struct {
 	// FinalStd is the sample standard deviation (n-1) of Final over the
 	// successful runs; 0 for one run, null for none.
 	FinalStd *float64 `json:"final_std"`
+	// K is the number of validation rollouts per task of the runs (the k
+	// of avg@k and best@k); 0 when no run reported it.
+	K int `json:"k,omitempty"`
+	// AvgAtK and BestAtK are the mean and sample standard deviation over
+	// the successful runs of their final avg@k and best@k; absent when no
+	// run reported them.
+	AvgAtK  *Spread `json:"avg_at_k,omitempty"`
+	BestAtK *Spread `json:"best_at_k,omitempty"`
+	// Base is the arm this one adds a mechanism to (Arm.Base); empty for
+	// none.
+	Base string `json:"base,omitempty"`
+	// DiffFromBase is the spread of Final minus the base arm's Final,
+	// paired by seed over the seeds both ran successfully; absent without
+	// a base or a pair.
+	DiffFromBase *Spread `json:"diff_from_base,omitempty"`
+}
+
+// Spread is the mean and sample standard deviation (n-1; 0 for one value)
+// of N values.
+type Spread struct {
+	Mean float64 `json:"mean"`
+	Std  float64 `json:"std"`
+	N    int     `json:"n"`
+}
+
+// spreadOf returns the spread of xs; nil for none.
+func spreadOf(xs []float64) *Spread {
+	if len(xs) == 0 {
+		return nil
+	}
+	m, s := meanStd(xs)
+	return &Spread{Mean: m, Std: s, N: len(xs)}
 }
 
 // SeedResult is one arm × seed run.
@@ -75,6 +112,12 @@ type SeedResult struct {
 	Final *float64 `json:"final"`
 	// WallSeconds is the run's wall-clock time, measured around it.
 	WallSeconds float64 `json:"wall_seconds"`
+	// K is the run's validation rollouts per task at its last validation
+	// (0 when its log has no avg@k); AvgAtK and BestAtK are its avg@k and
+	// best@k there (null when absent).
+	K       int      `json:"k,omitempty"`
+	AvgAtK  *float64 `json:"avg_at_k,omitempty"`
+	BestAtK *float64 `json:"best_at_k,omitempty"`
 	// Error is why the run failed; empty (and absent from JSON) when it
 	// succeeded.
 	Error string `json:"error,omitempty"`
@@ -132,15 +175,61 @@ func (a ArmResult) Finals() []float64 {
 	return out
 }
 
-// summarize sets FinalMean and FinalStd from the seeds.
+// summarize sets FinalMean, FinalStd, K, AvgAtK and BestAtK from the
+// seeds.
 func (a *ArmResult) summarize() {
-	a.FinalMean, a.FinalStd = nil, nil
+	a.FinalMean, a.FinalStd, a.K, a.AvgAtK, a.BestAtK = nil, nil, 0, nil, nil
 	finals := a.Finals()
 	if len(finals) == 0 {
 		return
 	}
 	m, s := meanStd(finals)
 	a.FinalMean, a.FinalStd = &m, &s
+	var avg, best []float64
+	for _, r := range a.Seeds {
+		if !r.OK() {
+			continue
+		}
+		a.K = max(a.K, r.K)
+		if r.AvgAtK != nil {
+			avg = append(avg, *r.AvgAtK)
+		}
+		if r.BestAtK != nil {
+			best = append(best, *r.BestAtK)
+		}
+	}
+	a.AvgAtK, a.BestAtK = spreadOf(avg), spreadOf(best)
+}
+
+// summarize sets every arm's summary and its difference from its base
+// arm, paired by seed.
+func (c *Comparison) summarize() {
+	byName := make(map[string]*ArmResult, len(c.Arms))
+	for i := range c.Arms {
+		c.Arms[i].summarize()
+		byName[c.Arms[i].Name] = &c.Arms[i]
+	}
+	for i := range c.Arms {
+		a := &c.Arms[i]
+		a.DiffFromBase = nil
+		base, ok := byName[a.Base]
+		if !ok || a.Base == "" {
+			continue
+		}
+		baseFinal := make(map[int64]float64, len(base.Seeds))
+		for _, s := range base.Seeds {
+			if s.OK() {
+				baseFinal[s.Seed] = *s.Final
+			}
+		}
+		var diffs []float64
+		for _, s := range a.Seeds {
+			if b, paired := baseFinal[s.Seed]; paired && s.OK() {
+				diffs = append(diffs, *s.Final-b)
+			}
+		}
+		a.DiffFromBase = spreadOf(diffs)
+	}
 }
 
 // meanStd returns the mean and the sample standard deviation (n-1; 0 for
@@ -190,14 +279,52 @@ func (a ArmResult) meanCurve() []curvePoint {
 	return out
 }
 
-// readCurve reads the validation success curve of a metrics log.
-func readCurve(path string) ([]Point, error) {
+// runMetrics is what a comparison reads from one run's metrics log.
+type runMetrics struct {
+	curve           []Point
+	k               int
+	avgAtK, bestAtK *float64
+}
+
+// readRun reads the validation success curve of a metrics log and the
+// avg@k and best@k of its last validation.
+func readRun(path string) (runMetrics, error) {
 	records, err := runlog.ReadMetrics(path)
 	if err != nil {
-		return nil, err
+		return runMetrics{}, err
 	}
-	return curve(records), nil
+	m := runMetrics{curve: curve(records)}
+	m.k, m.avgAtK, m.bestAtK = lastAtK(records)
+	return m, nil
 }
+
+// lastAtK returns k, avg@k and best@k of the last record that has a
+// finite avg@k (the validation metrics are "val/avg@<k>" and
+// "val/best@<k>").
+func lastAtK(records []runlog.Record) (k int, avg, best *float64) {
+	for i := len(records) - 1; i >= 0; i-- {
+		for name, v := range records[i].Values {
+			rest, ok := strings.CutPrefix(name, avgAtKPrefix)
+			n, err := strconv.Atoi(rest)
+			if !ok || err != nil || n <= 0 || !finiteValue(v) {
+				continue
+			}
+			a := v
+			avg, k = &a, n
+			if b, ok := records[i].Values[bestAtKPrefix+rest]; ok && finiteValue(b) {
+				best = &b
+			}
+			return k, avg, best
+		}
+	}
+	return 0, nil, nil
+}
+
+// Metric-name prefixes of the validation statistics at k (runlog).
+const (
+	avgAtKPrefix  = "val/avg@"
+	bestAtKPrefix = "val/best@"
+)
 
 // curve extracts ValSuccessMetric from records: finite values, ordered by
 // step, the last record of a step winning.
@@ -229,9 +356,16 @@ func (c *Comparison) finite() {
 		a := &c.Arms[i]
 		fix(&a.FinalMean)
 		fix(&a.FinalStd)
+		for _, sp := range []**Spread{&a.AvgAtK, &a.BestAtK, &a.DiffFromBase} {
+			if *sp != nil && !(finiteValue((*sp).Mean) && finiteValue((*sp).Std)) {
+				*sp = nil
+			}
+		}
 		for j := range a.Seeds {
 			s := &a.Seeds[j]
 			fix(&s.Final)
+			fix(&s.AvgAtK)
+			fix(&s.BestAtK)
 			if math.IsNaN(s.WallSeconds) || math.IsInf(s.WallSeconds, 0) {
 				s.WallSeconds = 0
 			}
@@ -250,6 +384,9 @@ func (c *Comparison) finite() {
 		c.Arms = []ArmResult{}
 	}
 }
+
+// finiteValue reports whether v is neither NaN nor infinite.
+func finiteValue(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // WriteJSON writes the comparison as indented JSON, non-finite numbers
 // replaced by null.

@@ -94,16 +94,16 @@ func TestCurve(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	got, err := readCurve(path)
-	if err != nil || !reflect.DeepEqual(got, []Point{{0, 0.1}, {2, 0.3}}) {
-		t.Errorf("readCurve = %v, %v", got, err)
+	got, err := readRun(path)
+	if err != nil || !reflect.DeepEqual(got.curve, []Point{{0, 0.1}, {2, 0.3}}) {
+		t.Errorf("readRun = %v, %v", got, err)
 	}
 	if err := os.WriteFile(path, []byte("not json\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var le *runlog.LineError
-	if _, err := readCurve(path); !errors.As(err, &le) {
-		t.Errorf("readCurve of a broken log: %v, want a *runlog.LineError", err)
+	if _, err := readRun(path); !errors.As(err, &le) {
+		t.Errorf("readRun of a broken log: %v, want a *runlog.LineError", err)
 	}
 }
 

@@ -80,10 +80,11 @@ func (p Plan) Run(ctx context.Context, opts Options) (Comparison, error) {
 	if err := p.check(); err != nil {
 		return Comparison{}, err
 	}
+	began := time.Now()
 	c := Comparison{Name: p.Name, Quick: p.Quick, Steps: p.Steps, Arms: make([]ArmResult, len(p.Arms))}
 	arm := make(map[string]int, len(p.Arms))
 	for i, name := range p.Arms {
-		c.Arms[i] = ArmResult{Name: name, Seeds: []SeedResult{}}
+		c.Arms[i] = ArmResult{Name: name, Seeds: []SeedResult{}, Base: p.Bases[name]}
 		arm[name] = i
 	}
 	if err := os.MkdirAll(p.Dir, 0o755); err != nil {
@@ -106,7 +107,8 @@ func (p Plan) Run(ctx context.Context, opts Options) (Comparison, error) {
 		}
 		done++
 		c.Arms[a].Seeds = append(c.Arms[a].Seeds, res)
-		c.Arms[a].summarize()
+		c.summarize()
+		c.WallSeconds = time.Since(began).Seconds()
 		if res.OK() {
 			fmt.Fprintf(progress, "[%d/%d] %s seed %d: final validation success %.3f (%s)\n", i+1, len(p.Jobs), job.Arm, job.Seed, *res.Final, formatSeconds(res.WallSeconds))
 			log.Info("experiment: run done", "arm", job.Arm, "seed", job.Seed, "final", *res.Final, "wall_s", res.WallSeconds)
@@ -199,9 +201,11 @@ func runJob(ctx context.Context, opts Options, job Job) SeedResult {
 	began := time.Now()
 	err := opts.train(ctx, job.Config)
 	res.WallSeconds = time.Since(began).Seconds()
-	curve, curveErr := readCurve(filepath.Join(dir, metricsFile))
+	metrics, curveErr := readRun(filepath.Join(dir, metricsFile))
+	curve := metrics.curve
 	if curveErr == nil {
 		res.ValSuccess = curve
+		res.K, res.AvgAtK, res.BestAtK = metrics.k, metrics.avgAtK, metrics.bestAtK
 	}
 	switch {
 	case err != nil:

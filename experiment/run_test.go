@@ -208,7 +208,7 @@ func checkComparisonJSON(t *testing.T, path string, arms, seeds int) map[string]
 		}
 		return sortStrings(ks)
 	}
-	if got := keys(doc); !reflect.DeepEqual(got, []string{"arms", "name", "quick", "steps"}) {
+	if got := keys(doc); !reflect.DeepEqual(got, []string{"arms", "name", "quick", "steps", "wall_seconds"}) {
 		t.Errorf("top-level keys %q", got)
 	}
 	as, _ := doc["arms"].([]any)
@@ -621,5 +621,93 @@ func TestTrainerOptionsPerRun(t *testing.T) {
 	}
 	if !reflect.DeepEqual(seen, []string{"x"}) {
 		t.Errorf("TrainerOptions saw %q", seen)
+	}
+}
+
+// TestRunBaseDiffAndAtK checks what a comparison reads beyond the success
+// curve: the final avg@k and best@k of every run, their spread per arm, the
+// difference of an arm from its base arm paired by seed, and the table's
+// columns for them.
+func TestRunBaseDiffAndAtK(t *testing.T) {
+	const text = `
+name: ablation
+seeds: [1, 2, 3]
+steps: 2
+base:
+  config: {rollout: {val_n: 4}}
+arms:
+  - name: base
+  - name: plus
+    base: base
+    config: {rollout: {n: 8}}
+`
+	train := func(ctx context.Context, cfg trainer.Config) error {
+		w, err := runlog.NewMetricsWriter(filepath.Join(cfg.Trainer.OutputDir, metricsFile))
+		if err != nil {
+			return err
+		}
+		defer w.Close()
+		seed := float64(cfg.Trainer.Seed)
+		gain := 0.0
+		if cfg.Rollout.N == 8 {
+			gain = 0.01 * seed // the plus arm gains 1, 2 and 3 points
+		}
+		for step := range cfg.Trainer.RLSteps + 1 {
+			v := 0.1*seed + gain
+			if err := w.Write(int64(step), map[string]float64{
+				ValSuccessMetric: v, "val/avg@4": v + 0.001*float64(step), "val/best@4": 2 * v,
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var out bytes.Buffer
+	c, err := Run(context.Background(), mustParse(t, text), Options{OutputRoot: t.TempDir(), Train: train, Output: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, plus := c.Arms[0], c.Arms[1]
+	if base.Base != "" || base.DiffFromBase != nil {
+		t.Errorf("base arm: base %q diff %+v, want none", base.Base, base.DiffFromBase)
+	}
+	if plus.Base != "base" || plus.DiffFromBase == nil || plus.DiffFromBase.N != 3 ||
+		math.Abs(plus.DiffFromBase.Mean-0.02) > 1e-9 || math.Abs(plus.DiffFromBase.Std-0.01) > 1e-9 {
+		t.Errorf("plus arm diff %+v, want 0.02 ± 0.01 over 3 pairs", plus.DiffFromBase)
+	}
+	if base.K != 4 || base.AvgAtK == nil || math.Abs(base.AvgAtK.Mean-0.202) > 1e-9 ||
+		base.BestAtK == nil || math.Abs(base.BestAtK.Mean-0.4) > 1e-9 || math.Abs(base.BestAtK.Std-0.2) > 1e-9 {
+		t.Errorf("base arm k %d avg@k %+v best@k %+v, want 4, 0.202 (the last step's), 0.4 ± 0.2", base.K, base.AvgAtK, base.BestAtK)
+	}
+	if s := base.Seeds[0]; s.K != 4 || s.AvgAtK == nil || math.Abs(*s.AvgAtK-0.102) > 1e-12 || s.BestAtK == nil || *s.BestAtK != 0.2 {
+		t.Errorf("seed 1: k %d avg@k %v best@k %v", s.K, deref(s.AvgAtK), deref(s.BestAtK))
+	}
+	if c.WallSeconds <= 0 {
+		t.Errorf("experiment wall time %v", c.WallSeconds)
+	}
+	table := out.String()
+	for _, want := range []string{"avg@4", "best@4", "vs base (paired)", "+0.020 ± 0.010 vs base", "0.202 ± 0.100", "wall time of the experiment:"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("table lacks %q:\n%s", want, table)
+		}
+	}
+	read, err := ReadComparison(filepath.Join(t.TempDir(), "none.json"))
+	if err == nil {
+		t.Errorf("ReadComparison of a missing file: %+v", read)
+	}
+}
+
+// TestTableWithoutAtKOrBase keeps the plain table free of empty columns.
+func TestTableWithoutAtKOrBase(t *testing.T) {
+	var out bytes.Buffer
+	c := Comparison{Name: "x", Steps: 1, Arms: []ArmResult{{Name: "a", Seeds: []SeedResult{{Seed: 1, Final: fp(0.5), K: 1, AvgAtK: fp(0.5), BestAtK: fp(0.5)}}}}}
+	c.summarize()
+	if err := WriteTable(&out, c); err != nil {
+		t.Fatal(err)
+	}
+	for _, unwanted := range []string{"avg@", "vs base", "wall time of the experiment"} {
+		if strings.Contains(out.String(), unwanted) {
+			t.Errorf("table has %q with k = 1, no base and no wall time:\n%s", unwanted, out.String())
+		}
 	}
 }

@@ -12,17 +12,34 @@ import (
 
 // WriteTable writes the comparison as a table for people: per arm the
 // successful runs out of those run, the final validation success as mean ±
-// sample standard deviation, its minimum and maximum, and the mean wall
-// time of the successful runs; then a line per arm with each seed's final
-// value, and the error of every failed run.
+// sample standard deviation, its minimum and maximum, avg@k and best@k
+// (mean ± std) when the runs validated k > 1 rollouts per task, the
+// difference from the arm's base arm paired by seed (mean ± std) when any
+// arm names one, and the mean wall time of the successful runs; then a line
+// per arm with each seed's final value, the error of every failed run, and
+// the experiment's total wall time.
 func WriteTable(w io.Writer, c Comparison) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "experiment %s: %d RL steps per run; final = validation success (%s) at the last step\n", c.Name, c.Steps, ValSuccessMetric)
 	if c.Quick {
 		b.WriteString("quick run: a smoke test of the experiment, not a measurement\n")
 	}
+	k, withBase := 0, false
+	for _, a := range c.Arms {
+		if a.AvgAtK != nil || a.BestAtK != nil {
+			k = max(k, a.K)
+		}
+		withBase = withBase || a.Base != ""
+	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "arm\truns\tfinal mean ± std\tmin\tmax\tmean wall")
+	header := "arm\truns\tfinal mean ± std\tmin\tmax"
+	if k > 1 {
+		header += fmt.Sprintf("\tavg@%d\tbest@%d", k, k)
+	}
+	if withBase {
+		header += "\tvs base (paired)"
+	}
+	fmt.Fprintln(tw, header+"\tmean wall")
 	for _, a := range c.Arms {
 		finals := a.Finals()
 		mean, lo, hi, wall := "-", "-", "-", "-"
@@ -37,7 +54,18 @@ func WriteTable(w io.Writer, c Comparison) error {
 			}
 			wall = formatSeconds(sum / float64(len(finals)))
 		}
-		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s\n", a.Name, len(finals), len(a.Seeds), mean, lo, hi, wall)
+		row := fmt.Sprintf("%s\t%d/%d\t%s\t%s\t%s", a.Name, len(finals), len(a.Seeds), mean, lo, hi)
+		if k > 1 {
+			row += "\t" + formatSpread(a.AvgAtK, "%.3f") + "\t" + formatSpread(a.BestAtK, "%.3f")
+		}
+		if withBase {
+			diff := "-"
+			if a.Base != "" {
+				diff = formatSpread(a.DiffFromBase, "%+.3f") + " vs " + a.Base
+			}
+			row += "\t" + diff
+		}
+		fmt.Fprintln(tw, row+"\t"+wall)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("experiment: table: %w", err)
@@ -68,10 +96,21 @@ func WriteTable(w io.Writer, c Comparison) error {
 			}
 		}
 	}
+	if c.WallSeconds > 0 {
+		fmt.Fprintf(&b, "wall time of the experiment: %s\n", formatSeconds(c.WallSeconds))
+	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("experiment: table: %w", err)
 	}
 	return nil
+}
+
+// formatSpread writes a spread as mean ± std with format f; "-" for none.
+func formatSpread(sp *Spread, f string) string {
+	if sp == nil {
+		return "-"
+	}
+	return fmt.Sprintf(f+" ± %.3f", sp.Mean, sp.Std)
 }
 
 // formatSeconds shows a duration with a precision that suits its size.
