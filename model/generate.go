@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"time"
 )
 
 // SampleOptions tune Generate. The zero value decodes greedily up to
@@ -79,7 +80,7 @@ func (m *Model) Generate(ctx context.Context, prompts [][]int, opts SampleOption
 			rows[i].stop = func(tokens []int) bool { return opts.Stop(i, tokens) }
 		}
 	}
-	gens, errs := m.generateRows(rows)
+	gens, errs := m.generateRows(rows, nil)
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
@@ -99,8 +100,9 @@ type rowRequest struct {
 }
 
 // generateRows runs rows as one batch. A row whose context ends stops
-// with that error; the other rows go on.
-func (m *Model) generateRows(rows []rowRequest) (gens []Generation, errs []error) {
+// with that error; the other rows go on. stats, if not nil, is updated
+// under m.mu.
+func (m *Model) generateRows(rows []rowRequest, stats *PolicyStats) (gens []Generation, errs []error) {
 	gens, errs = make([]Generation, len(rows)), make([]error, len(rows))
 	var err error // a failure of the whole batch: every unfinished row gets it
 	defer func() {
@@ -123,12 +125,24 @@ func (m *Model) generateRows(rows []rowRequest) (gens []Generation, errs []error
 		samplers[i] = sampler{temperature: r.opts.Temperature, topK: r.opts.TopK, topP: r.opts.TopP}
 		rngs[i] = rand.New(rand.NewPCG(r.opts.Seed, r.stream))
 	}
+	if stats == nil {
+		stats = new(PolicyStats)
+	}
 	d := m.newDecoder(prompts, maxTokens)
 	defer d.release()
+	began := time.Now()
+	stats.PrefillCalls++
+	stats.PrefillPadded += d.rows * d.promptCols
 	logits, err := d.prefill()
+	stats.PrefillTime += time.Since(began)
+	for _, p := range prompts {
+		stats.PrefillTokens += len(p)
+	}
 	if err != nil {
 		return gens, errs
 	}
+	began = time.Now()
+	defer func() { stats.DecodeTime += time.Since(began) }()
 	next := make([]int, d.rows) // finished and padding rows feed token 0
 	for {
 		active := 0
@@ -145,6 +159,7 @@ func (m *Model) generateRows(rows []rowRequest) (gens []Generation, errs []error
 				row = row[:limit]
 			}
 			token, logp := samplers[i].sample(row, rngs[i])
+			stats.GeneratedTokens++
 			g.TokenIDs = append(g.TokenIDs, token)
 			g.LogProbs = append(g.LogProbs, logp)
 			next[i] = token
@@ -156,6 +171,9 @@ func (m *Model) generateRows(rows []rowRequest) (gens []Generation, errs []error
 			default:
 				active++
 			}
+			if g.FinishReason != "" {
+				stats.Requests++
+			}
 		}
 		if active == 0 {
 			return gens, errs
@@ -163,6 +181,9 @@ func (m *Model) generateRows(rows []rowRequest) (gens []Generation, errs []error
 		if logits, err = d.step(next); err != nil {
 			return gens, errs
 		}
+		stats.DecodeSteps++
+		stats.DecodeRows += d.rows
+		stats.DecodeColumns += d.rows * d.cols
 	}
 }
 

@@ -36,6 +36,21 @@ type PolicyOptions struct {
 	// MaxBatch bounds how many concurrent requests run as one batch; 0
 	// means 64.
 	MaxBatch int
+	// PrefixCacheBytes bounds the host memory of the prefix cache, which
+	// keeps the keys and values of recent prompts and answers so that an
+	// episode's next turn, and a sibling rollout's identical first prompt,
+	// prefill only the tokens not seen before. Least recently used entries
+	// are evicted first; the cache is dropped whenever the model's weights
+	// change. 0 means DefaultPrefixCacheBytes; negative disables prefix
+	// reuse.
+	PrefixCacheBytes int
+	// NoContinuousBatching makes requests wait until the running batch has
+	// finished, as one batch of every request waiting then. By default a
+	// request joins the running batch at its next decode step and leaves it
+	// as soon as it is done. With prefix reuse disabled too, generation
+	// takes the plain batched path of Model.Generate (a baseline for
+	// benchmarks).
+	NoContinuousBatching bool
 }
 
 // Policy is the in-process policy as an llm.ChatModel: it renders messages
@@ -49,9 +64,18 @@ type PolicyOptions struct {
 // block when thinking is disabled) and its reasoning, which the Qwen3
 // template drops from earlier turns. Later turns are thus conditioned on
 // exactly what a training sample of the episode holds (contextmgr's Linear
-// strategy keeps every turn as sampled). Concurrent requests are batched:
-// whoever finds the model idle runs every request waiting at that moment
-// as one batch.
+// strategy keeps every turn as sampled).
+//
+// Concurrent requests are batched continuously: a request joins the
+// running batch at the next decode step and leaves it when it is done, and
+// only the part of its prompt that is not in the prefix cache (an
+// episode's earlier turns, a group's shared first prompt) is prefilled
+// (see PolicyOptions.PrefixCacheBytes and NoContinuousBatching). Neither
+// changes what is sampled: each request draws from its own random stream,
+// and a request's logits are bitwise the same whatever runs beside it and
+// whether its prefix was cached, so seeded sampling is reproducible however
+// concurrent requests interleave. (Model.Generate lays out its batch
+// differently; its log-probs agree with the Policy's to float32 rounding.)
 type Policy struct {
 	model    *Model
 	tok      tokenizer.Tokenizer
@@ -63,6 +87,10 @@ type Policy struct {
 	runToken chan struct{} // holding it means running a batch
 	requests atomic.Uint64
 	own      ownTokens // exact ids of this policy's answers, for later turns
+
+	engine  *engine     // continuous batching with prefix reuse; nil: plain batches
+	looping bool        // a goroutine runs the engine's loop; guarded by mu
+	plain   PolicyStats // the plain path's counters; guarded by model.mu
 }
 
 var _ llm.ChatModel = (*Policy)(nil)
@@ -105,7 +133,26 @@ func NewPolicy(m *Model, tok tokenizer.Tokenizer, template tokenizer.ChatTemplat
 	if opts.StopTokens == nil {
 		opts.StopTokens = defaultStopTokens(tok)
 	}
-	return &Policy{model: m, tok: tok, template: template, opts: opts, runToken: make(chan struct{}, 1)}, nil
+	if opts.PrefixCacheBytes == 0 {
+		opts.PrefixCacheBytes = DefaultPrefixCacheBytes
+	}
+	p := &Policy{model: m, tok: tok, template: template, opts: opts, runToken: make(chan struct{}, 1)}
+	if opts.PrefixCacheBytes > 0 || !opts.NoContinuousBatching {
+		p.engine = newEngine(m, opts.PrefixCacheBytes, !opts.NoContinuousBatching)
+	}
+	return p, nil
+}
+
+// Stats returns the policy's generation counters so far.
+func (p *Policy) Stats() PolicyStats {
+	p.model.mu.Lock()
+	defer p.model.mu.Unlock()
+	if p.engine == nil {
+		return p.plain
+	}
+	s := p.engine.stats
+	s.PrefixCacheEntries, s.PrefixCacheBytes = len(p.engine.prefix.entries), p.engine.prefix.bytes
+	return s
 }
 
 // defaultStopTokens returns the end-of-turn ids tok knows.
@@ -201,12 +248,35 @@ func (p *Policy) newRequest(ctx context.Context, messages []agentevolver.Message
 	return req, nil
 }
 
-// submit queues req and waits for it, running batches of waiting requests
-// whenever the model is free.
+// submit queues req and waits for it: the engine's loop runs it, or (on
+// the plain path) whoever finds the model free runs the batch of waiting
+// requests.
 func (p *Policy) submit(ctx context.Context, req *chatRequest) error {
 	p.mu.Lock()
 	p.pending = append(p.pending, req)
+	if p.engine != nil && !p.looping {
+		p.looping = true
+		go p.loop()
+	}
 	p.mu.Unlock()
+	if p.engine != nil {
+		select {
+		case <-req.done:
+			return nil
+		case <-ctx.Done():
+			p.mu.Lock()
+			i := slices.Index(p.pending, req)
+			if i >= 0 {
+				p.pending = slices.Delete(p.pending, i, i+1)
+			}
+			p.mu.Unlock()
+			if i >= 0 {
+				return ctx.Err()
+			}
+			<-req.done // running: it ends with ctx's error at the next step
+			return nil
+		}
+	}
 	for {
 		select {
 		case <-req.done:
@@ -239,10 +309,31 @@ func (p *Policy) runBatch() {
 	for i, req := range batch {
 		rows[i] = req.row
 	}
-	gens, errs := p.model.generateRows(rows)
+	gens, errs := p.model.generateRows(rows, &p.plain)
 	for i, req := range batch {
 		req.gen, req.err = gens[i], errs[i]
 		close(req.done)
+	}
+}
+
+// loop runs the engine while it has work: each tick admits the requests
+// waiting (as many as MaxBatch leaves room for), samples a token for every
+// row and takes one decode step. It ends when nothing is running or
+// waiting.
+func (p *Policy) loop() {
+	for {
+		p.mu.Lock()
+		n := min(len(p.pending), p.engine.capacity(p.opts.MaxBatch))
+		reqs := slices.Clone(p.pending[:n])
+		p.pending = slices.Delete(p.pending, 0, n)
+		if len(reqs) == 0 && p.engine.active() == 0 {
+			p.engine.idle() // under p.mu, so no new loop starts meanwhile
+			p.looping = false
+			p.mu.Unlock()
+			return
+		}
+		p.mu.Unlock()
+		p.engine.tick(reqs)
 	}
 }
 

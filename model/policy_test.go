@@ -15,7 +15,7 @@ import (
 
 // newTestPolicy returns a policy over a tiny random model with the
 // byte-level tokenizer (265 ids) and its Qwen3 ChatML template.
-func newTestPolicy(t *testing.T, opts PolicyOptions) *Policy {
+func newTestPolicy(t testing.TB, opts PolicyOptions) *Policy {
 	t.Helper()
 	cfg := tinyConfig()
 	cfg.VocabSize = 272
@@ -55,7 +55,9 @@ func TestPolicyChat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(c.TokenIDs, gens[0].TokenIDs) || !slices.Equal(c.LogProbs, gens[0].LogProbs) {
+	// The log-probs agree to float32 rounding: the running batch lays the
+	// cache out differently from Generate's.
+	if !slices.Equal(c.TokenIDs, gens[0].TokenIDs) || !logProbsClose(c.LogProbs, gens[0].LogProbs, 1e-5) {
 		t.Errorf("Chat tokens %v, Generate %v", c.TokenIDs, gens[0].TokenIDs)
 	}
 	content := c.TokenIDs

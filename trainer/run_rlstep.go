@@ -236,19 +236,25 @@ func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sampl
 		hookMetrics = got.Metrics
 	}
 	batch := &Batch{Tokens: p.Tokens, LossMask: p.LossMask, Advantages: adv, ExpMask: expMask(samples, len(p.LossMask), len(p.LossMask[0]))}
+	advantagesTime := time.Since(began)
+	phase := time.Now()
 	if batch.OldLogProbs, err = r.updater.LogProbs(ctx, &batch.Tokens); err != nil {
 		return nil, fmt.Errorf("old log-probs: %w", err)
 	}
+	oldLogProbsTime := time.Since(phase)
 	diffMean, diffMax := rolloutLogProbDiff(samples, batch.OldLogProbs)
 	recomputedRows := 0
 	if r.cfg.Actor.OffPolicyOldLogProbs != OldLogProbsRecompute {
 		recomputedRows = useBehaviourLogProbs(samples, batch.OldLogProbs)
 	}
+	phase = time.Now()
 	if r.cfg.Actor.UseKLLoss {
 		if batch.RefLogProbs, err = r.ref.LogProbs(ctx, &batch.Tokens); err != nil {
 			return nil, fmt.Errorf("reference log-probs: %w", err)
 		}
 	}
+	referenceTime := time.Since(phase)
+	phase = time.Now()
 	if err := r.updater.SetLearningRate(warmupLR(r.cfg.Actor.LR, r.cfg.Actor.LRWarmupSteps, step)); err != nil {
 		return nil, err
 	}
@@ -256,11 +262,18 @@ func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sampl
 	if err != nil {
 		return nil, fmt.Errorf("update: %w", err)
 	}
+	// The step's wall time, split: time/update_s is everything after the
+	// rollouts; its parts are the batch and advantages (the advantage hook
+	// included), old and reference log-probs and the optimiser steps.
 	out := map[string]float64{
 		"response/policy_tokens":   mean(respTokens),
 		"batch/rows":               float64(len(samples)),
 		"batch/width":              float64(len(p.InputIDs[0])),
 		"time/update_s":            time.Since(began).Seconds(),
+		"time/advantages_s":        advantagesTime.Seconds(),
+		"time/old_log_probs_s":     oldLogProbsTime.Seconds(),
+		"time/reference_s":         referenceTime.Seconds(),
+		"time/optimizer_s":         time.Since(phase).Seconds(),
 		"rollout/logprob_diff":     diffMean,
 		"rollout/logprob_diff_max": diffMax,
 	}

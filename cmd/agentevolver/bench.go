@@ -19,7 +19,7 @@ import (
 func init() {
 	register(command{
 		name:    "bench",
-		summary: "measure throughput: bench <what> --model tiny|small (one JSON line)",
+		summary: "measure throughput: bench <what> --model tiny|small, or bench rollout (one JSON line)",
 		run:     runBench,
 	})
 }
@@ -95,10 +95,11 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: agentevolver bench <%s> [flags]\n\n", strings.Join(names, "|"))
+		fmt.Fprintf(stderr, "Usage: agentevolver bench <%s|rollout> [flags]\n\n", strings.Join(names, "|"))
 		for _, n := range names {
 			fmt.Fprintf(stderr, "  %-10s %s\n", n, benchmarks[n].summary)
 		}
+		fmt.Fprintf(stderr, "  %-10s %s\n", "rollout", "toolworld episodes (levels 2-3), many at once, through the in-process policy; --baseline compares (own flags: bench rollout -h)")
 		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
 	}
@@ -112,6 +113,9 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return errors.New("bench: name what to measure")
 	}
 	what := args[0]
+	if what == "rollout" {
+		return runBenchRollout(ctx, args[1:], stdout, stderr)
+	}
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}

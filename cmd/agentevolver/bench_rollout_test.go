@@ -1,0 +1,44 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"testing"
+)
+
+// TestBenchRollout runs a few short episodes with --baseline and checks
+// the JSON line: its keys, that both modes ran the same episodes to the
+// same tokens, and that prefix reuse prefilled fewer tokens.
+func TestBenchRollout(t *testing.T) {
+	var out, errOut bytes.Buffer
+	args := []string{"bench", "rollout", "--tasks", "2", "--n", "2", "--max-steps", "2", "--max-tokens", "8", "--baseline"}
+	if code := run(context.Background(), args, nil, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var keys map[string]any
+	if err := json.Unmarshal(out.Bytes(), &keys); err != nil {
+		t.Fatalf("printed %q: %v", out.String(), err)
+	}
+	for _, k := range []string{"episodes_per_s", "generated_tokens_per_s", "prefill_tokens_per_generated_token",
+		"prefill_share", "decode_share", "env_share", "baseline", "speedup_episodes_per_s"} {
+		if _, ok := keys[k]; !ok {
+			t.Errorf("no key %q in %s", k, out.String())
+		}
+	}
+	var res rolloutResult
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	base := res.Baseline
+	if base == nil || res.Episodes != 4 || base.Episodes != 4 || res.Failed != 0 || !(res.EpisodesPerS > 0) || !(res.GeneratedTokensPerS > 0) {
+		t.Fatalf("result %+v, baseline %+v", res, base)
+	}
+	// The same seeded episodes sample the same tokens in both modes.
+	if res.GeneratedTokens != base.GeneratedTokens {
+		t.Errorf("generated %d tokens, baseline %d", res.GeneratedTokens, base.GeneratedTokens)
+	}
+	if res.ReusedPrefillTokens == 0 || res.PrefillTokens >= base.PrefillTokens {
+		t.Errorf("prefilled %d (reused %d), baseline %d", res.PrefillTokens, res.ReusedPrefillTokens, base.PrefillTokens)
+	}
+}

@@ -1,0 +1,776 @@
+package model
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
+)
+
+// PolicyStats are a Policy's cumulative generation counters.
+type PolicyStats struct {
+	// Requests is the number of finished Chat generations.
+	Requests int
+	// PrefillTokens counts the prompt tokens run through the model;
+	// ReusedTokens those whose keys and values came from the prefix cache
+	// instead (or from an identical prompt in the same batch).
+	PrefillTokens, ReusedTokens int
+	// PrefillCalls counts the prefill passes (each over a batch of new
+	// rows); PrefillPadded the token positions they computed, padding
+	// included.
+	PrefillCalls, PrefillPadded int
+	// GeneratedTokens counts sampled tokens.
+	GeneratedTokens int
+	// DecodeSteps counts single-token decode passes over the batch;
+	// DecodeRows sums the rows they computed, padding and finished rows
+	// included, and DecodeColumns the cache columns those rows attended
+	// over.
+	DecodeSteps, DecodeRows, DecodeColumns int
+	// PrefillTime, DecodeTime and LayoutTime are the wall time spent
+	// prefilling prompts, in decode steps (sampling included) and moving
+	// caches between batch layouts.
+	PrefillTime, DecodeTime, LayoutTime time.Duration
+	// Compiles counts the distinct graph shapes generation ran (each
+	// compiled once while it stays among the kept compilations).
+	Compiles int
+	// PrefixCacheEntries and PrefixCacheBytes describe the prefix cache
+	// now.
+	PrefixCacheEntries, PrefixCacheBytes int
+}
+
+// slot is one row of the running batch. Token j of a row always sits in
+// cache column j, in the batch block as in a prefill block, which makes a
+// row's numbers independent of the rows beside it (see engine).
+type slot struct {
+	req     *chatRequest
+	ids     []int // tokens the cache holds keys and values of, in order: column j holds ids[j]
+	row     int   // the cache row
+	sampler sampler
+	rng     *rand.Rand
+	logits  []float32 // the next token's logits, nil until computed
+	next    int       // the token to feed at the next step
+	kv      *rowKV    // a new row's cache before it is placed
+	done    bool      // finished: keys and values wait to be harvested
+}
+
+// colAlign is the multiple every cache and key-axis length is rounded up
+// to. With token j in column j and lengths multiples of 16, every
+// reduction over keys sees a row's values in the same SIMD lanes and no
+// real value in a loop tail, whatever the block's length, so a row's
+// results do not depend on the block it runs in (gofast's sums use four
+// interleaved partial sums; its exp kernels are 8 or 16 wide).
+const colAlign = 16
+
+// alignCols returns the cache length for n columns: a bucket, rounded up
+// to colAlign.
+func alignCols(n int) int {
+	b := BucketSize(n)
+	return (b + colAlign - 1) / colAlign * colAlign
+}
+
+// engine runs a Policy's generations as one continuously batched loop:
+// requests join the running batch between decode steps, each with only its
+// uncached prompt suffix prefilled, and leave it when they finish.
+//
+// The cache is one [rows, cols] block per layer; row r holds its tokens in
+// columns 0, 1, ... and is written at its own next column, so one decode
+// graph per block shape serves every step. A joining row is copied into a
+// free row of the block in place (on backends whose buffers are host
+// memory); when it does not fit, when a row would outgrow the block, or
+// when a smaller block would do, the rows are copied into a new block
+// ("relayout"). Finished rows are harvested into the prefix cache when
+// their row is reused or the block is rebuilt. Block shapes are bucketed;
+// a compilation costs a few milliseconds on simplego, so the block follows
+// the batch closely rather than padding it.
+//
+// Because every row's token j sits in column j of a block whose length is
+// a multiple of colAlign, and matrix products are row-independent, a row's
+// logits are bitwise the same whatever else is in the batch and whether
+// its prefix came from the cache: seeded sampling is reproducible however
+// requests happen to interleave. (The plain path of Model.Generate lays
+// rows out differently and agrees to float32 rounding.)
+//
+// Only the goroutine running the Policy's loop uses an engine, and only
+// while holding m.mu.
+type engine struct {
+	m          *Model
+	geo        kvGeometry
+	prefix     prefixCache
+	continuous bool
+	shared     bool // the backend's buffers are host memory, read and written in place
+	prefillG   *compiledGraph
+	decodeG    *compiledGraph
+	compiled   map[string]bool
+	variables  int // how many variables the model's context had when the graphs were built
+
+	slots      []*slot // by cache row; nil: free
+	cache      []*tensors.Tensor
+	rows, cols int
+	stats      PolicyStats
+}
+
+func newEngine(m *Model, prefixBytes int, continuous bool) *engine {
+	e := &engine{m: m, geo: m.kvGeometry(), continuous: continuous, shared: m.backend.HasSharedBuffers(), compiled: map[string]bool{}}
+	e.prefix = prefixCache{geo: e.geo, maxBytes: prefixBytes}
+	// One graph serves prefill and decode; two compilers keep the shapes
+	// of each apart (each keeps maxCompiledShapes).
+	e.prefillG = m.newCompiledGraph("prefill rows", m.rowsGraph)
+	e.decodeG = m.newCompiledGraph("decode rows", m.rowsGraph)
+	return e
+}
+
+// active counts the unfinished rows.
+func (e *engine) active() int {
+	n := 0
+	for _, s := range e.slots {
+		if s != nil && !s.done {
+			n++
+		}
+	}
+	return n
+}
+
+// capacity is how many more requests may join now, given a batch bound.
+func (e *engine) capacity(maxBatch int) int {
+	n := e.active()
+	if !e.continuous && n > 0 {
+		return 0
+	}
+	return maxBatch - n
+}
+
+// tick admits reqs, samples one token for every active row and runs one
+// decode step. Errors of the whole batch end every unfinished row.
+func (e *engine) tick(reqs []*chatRequest) {
+	m := e.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := e.tickLocked(reqs); err != nil {
+		for _, s := range e.slots {
+			if s != nil && !s.done {
+				e.finish(s, err)
+			}
+		}
+		for _, r := range reqs {
+			select {
+			case <-r.done:
+			default:
+				r.err = err
+				close(r.done)
+			}
+		}
+		e.reset()
+	}
+}
+
+func (e *engine) tickLocked(reqs []*chatRequest) (err error) {
+	defer recoverGraphError(&err, "generate")
+	var fresh []*slot
+	for _, r := range reqs {
+		if err := r.row.ctx.Err(); err != nil {
+			r.err = err
+			close(r.done)
+			continue
+		}
+		s := &slot{req: r, sampler: sampler{temperature: r.row.opts.Temperature, topK: r.row.opts.TopK, topP: r.row.opts.TopP},
+			rng: rand.New(rand.NewPCG(r.row.opts.Seed, r.row.stream))}
+		fresh = append(fresh, s)
+	}
+	if len(fresh) > 0 {
+		if err := e.prefill(fresh); err != nil {
+			return err
+		}
+		if err := e.admit(fresh); err != nil {
+			return err
+		}
+	} else if e.rows > BucketSize(e.active()) {
+		if err := e.layout(); err != nil {
+			return err
+		}
+	}
+	began := time.Now()
+	defer func() { e.stats.DecodeTime += time.Since(began) }()
+	for _, s := range e.slots {
+		if s != nil && !s.done {
+			e.sample(s)
+		}
+	}
+	if e.active() == 0 {
+		return nil
+	}
+	full, fullDone := false, false
+	for _, s := range e.slots {
+		if s != nil && len(s.ids) >= e.cols {
+			full, fullDone = full || !s.done, fullDone || s.done
+		}
+	}
+	if full || fullDone {
+		layoutBegan := time.Now()
+		if full { // an active row needs a column more: grow the block
+			if err := e.relayout(nil); err != nil {
+				return err
+			}
+		} else { // a finished row has no column left to write past its tokens
+			hostK, hostV, err := e.download()
+			if err != nil {
+				return err
+			}
+			e.harvest(hostK, hostV)
+		}
+		e.stats.LayoutTime += time.Since(layoutBegan)
+		began = began.Add(time.Since(layoutBegan))
+	}
+	return e.step()
+}
+
+// sample draws the next token of s from its logits and finishes s when it
+// is done.
+func (e *engine) sample(s *slot) {
+	r := &s.req.row
+	if err := r.ctx.Err(); err != nil {
+		e.finish(s, err)
+		return
+	}
+	row := s.logits
+	if limit := r.opts.VocabLimit; limit > 0 && limit < len(row) {
+		row = row[:limit]
+	}
+	token, logp := s.sampler.sample(row, s.rng)
+	g := &s.req.gen
+	g.TokenIDs = append(g.TokenIDs, token)
+	g.LogProbs = append(g.LogProbs, logp)
+	e.stats.GeneratedTokens++
+	s.next, s.logits = token, nil
+	switch {
+	case slices.Contains(r.opts.StopTokens, token) || (r.stop != nil && r.stop(g.TokenIDs)):
+		g.FinishReason = FinishStop
+	case len(g.TokenIDs) == r.opts.MaxTokens:
+		g.FinishReason = FinishLength
+	default:
+		return
+	}
+	e.finish(s, nil)
+}
+
+// finish hands s's result to its caller; its row stays in the cache until
+// it is harvested into the prefix cache (when the row is reused or the
+// block rebuilt).
+func (e *engine) finish(s *slot, err error) {
+	s.done = true
+	s.req.err = err
+	e.stats.Requests++
+	close(s.req.done)
+}
+
+// reset drops the batch (after a failure, or when the loop goes idle).
+func (e *engine) reset() {
+	finalizeAll(e.cache)
+	e.cache, e.slots = nil, nil
+	e.rows, e.cols = 0, 0
+}
+
+// idle harvests the finished rows into the prefix cache and releases the
+// batch. Callers do not hold m.mu.
+func (e *engine) idle() {
+	e.m.mu.Lock()
+	defer e.m.mu.Unlock()
+	if len(e.slots) > 0 && e.prefix.maxBytes > 0 {
+		func() {
+			var err error
+			defer recoverGraphError(&err, "harvest")
+			e.harvestAll()
+		}()
+	}
+	e.reset()
+}
+
+// harvestAll adds every finished row's cache to the prefix cache.
+func (e *engine) harvestAll() {
+	if e.cache == nil {
+		return
+	}
+	hostK, hostV, err := e.download()
+	if err != nil {
+		return
+	}
+	e.harvest(hostK, hostV)
+}
+
+// download returns the batch cache's keys and values per layer on the
+// host: views of the backend's buffers where it shares memory with the
+// host (valid until the next graph call), copies otherwise.
+func (e *engine) download() (hostK, hostV [][]float32, err error) { return e.downloadBlock(e.cache) }
+
+// downloadBlock is download for any block.
+func (e *engine) downloadBlock(block []*tensors.Tensor) (hostK, hostV [][]float32, err error) {
+	hostK, hostV = make([][]float32, e.geo.layers), make([][]float32, e.geo.layers)
+	for l := range e.geo.layers {
+		if hostK[l], err = e.view(block[2*l]); err != nil {
+			return nil, nil, err
+		}
+		if hostV[l], err = e.view(block[2*l+1]); err != nil {
+			return nil, nil, err
+		}
+	}
+	return hostK, hostV, nil
+}
+
+// view returns t's data: the backend's own memory when e.shared.
+func (e *engine) view(t *tensors.Tensor) ([]float32, error) {
+	if !e.shared {
+		data, err := tensors.CopyFlatData[float32](t)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrGraph, err)
+		}
+		return data, nil
+	}
+	var data []float32
+	err := t.ConstFlatData(func(flat any) { data, _ = flat.([]float32) })
+	if err != nil || data == nil {
+		return nil, fmt.Errorf("%w: reading the KV cache: %v", ErrGraph, err)
+	}
+	return data, nil
+}
+
+// newBlock returns the zeroed data of a cache block of rows x cols per
+// layer (keys, then values), to fill, and wrap, which returns the block's
+// tensors once it is filled. On a backend sharing memory with the host the
+// data are the backend's own buffers (recycled, so nothing is allocated or
+// copied); otherwise host slices that wrap copies.
+func (e *engine) newBlock(rows, cols int) (data [][]float32, wrap func() ([]*tensors.Tensor, error), err error) {
+	g := e.geo
+	var dims [][]int
+	for range g.layers {
+		dims = append(dims, []int{rows, g.kvHeads, cols, g.headDim}, []int{rows, g.kvHeads, g.headDim, cols})
+	}
+	if !e.shared {
+		for _, d := range dims {
+			data = append(data, make([]float32, shapes.Make(dtypes.Float32, d...).Size()))
+		}
+		return data, func() ([]*tensors.Tensor, error) {
+			ts := make([]*tensors.Tensor, len(dims))
+			for i, d := range dims {
+				ts[i] = tensors.FromFlatDataAndDimensions(data[i], d...)
+			}
+			return ts, nil
+		}, nil
+	}
+	var buffers []backends.Buffer
+	release := func() {
+		for _, b := range buffers {
+			_ = e.m.backend.BufferFinalize(b)
+		}
+	}
+	for _, d := range dims {
+		buf, flat, err := e.m.backend.NewSharedBuffer(0, shapes.Make(dtypes.Float32, d...))
+		if err != nil {
+			release()
+			return nil, nil, fmt.Errorf("%w: %w", ErrGraph, err)
+		}
+		f, _ := flat.([]float32)
+		clear(f)
+		buffers, data = append(buffers, buf), append(data, f)
+	}
+	return data, func() ([]*tensors.Tensor, error) {
+		ts := make([]*tensors.Tensor, 0, len(buffers))
+		for i, b := range buffers {
+			t, err := tensors.FromBuffer(e.m.backend, b)
+			if err != nil {
+				finalizeAll(ts)
+				buffers = buffers[i:]
+				release()
+				return nil, fmt.Errorf("%w: %w", ErrGraph, err)
+			}
+			ts = append(ts, t)
+		}
+		return ts, nil
+	}, nil
+}
+
+// rowSize is the number of floats of one row of a cache block of cols
+// columns, per layer and per keys or values.
+func (e *engine) rowSize(cols int) int { return e.geo.kvHeads * cols * e.geo.headDim }
+
+// extractRow copies s's tokens out of the downloaded batch cache.
+func (e *engine) extractRow(hostK, hostV [][]float32, s *slot) *rowKV {
+	n := len(s.ids)
+	kv := e.geo.newRowKV(n)
+	size := e.rowSize(e.cols)
+	for l := range e.geo.layers {
+		e.geo.copyKeys(kv.k[l], n, 0, hostK[l][s.row*size:(s.row+1)*size], e.cols, 0, n)
+		e.geo.copyValues(kv.v[l], n, 0, hostV[l][s.row*size:(s.row+1)*size], e.cols, 0, n)
+	}
+	return kv
+}
+
+// prefill computes the caches and first logits of new rows: the longest
+// cached prefix of each prompt is reused, identical prompts run once, and
+// only the rest goes through the model.
+func (e *engine) prefill(fresh []*slot) error {
+	began := time.Now()
+	defer func() { e.stats.PrefillTime += time.Since(began) }()
+	e.prefix.checkWeights(e.m)
+	if n := e.m.countVariables(); n != e.variables {
+		// New variables (LoRA adapters added, merged or dropped) change
+		// the graphs: build them afresh.
+		e.variables = n
+		e.prefillG.close()
+		e.decodeG.close()
+	}
+	type job struct {
+		prompt []int
+		entry  *prefixEntry
+		reuse  int
+		slots  []*slot
+	}
+	var jobs []*job
+	byPrompt := map[string]*job{}
+	for _, s := range fresh {
+		prompt := s.req.row.prompt
+		key := fmt.Sprint(prompt)
+		if j, ok := byPrompt[key]; ok && e.prefix.maxBytes > 0 {
+			j.slots = append(j.slots, s)
+			e.stats.ReusedTokens += len(prompt)
+			continue
+		}
+		j := &job{prompt: prompt, slots: []*slot{s}}
+		j.entry, j.reuse = e.prefix.longest(prompt, len(prompt)-1)
+		e.stats.ReusedTokens += j.reuse
+		e.stats.PrefillTokens += len(prompt) - j.reuse
+		byPrompt[key] = j
+		jobs = append(jobs, j)
+	}
+	b := BucketSize(len(jobs))
+	longestSuffix := 0
+	for _, j := range jobs {
+		longestSuffix = max(longestSuffix, len(j.prompt)-j.reuse)
+	}
+	t := BucketSize(longestSuffix)
+	cols := 0
+	for _, j := range jobs {
+		cols = max(cols, j.reuse+t) // padding positions are written too
+	}
+	cols = alignCols(cols)
+	// Suffixes start at their row's first uncached column; the rest of
+	// the T positions are padding, written past the row's tokens.
+	ids, pos, start, last := make([]int32, b*t), make([]int32, b*t), make([]int32, b), make([]int32, b)
+	allowed := make([]bool, b*t*cols)
+	for i := range b {
+		last[i] = int32(i * t)
+		allowed[i*t*cols] = true // padding rows see one key: finite
+	}
+	for i, j := range jobs {
+		suffix := j.prompt[j.reuse:]
+		start[i], last[i] = int32(j.reuse), int32(i*t+len(suffix)-1)
+		for q := range t {
+			if q < len(suffix) {
+				ids[i*t+q], pos[i*t+q] = int32(suffix[q]), int32(j.reuse+q)
+			}
+			row := allowed[(i*t+q)*cols : (i*t+q+1)*cols]
+			for c := 0; c <= j.reuse+q; c++ {
+				row[c] = true
+			}
+		}
+	}
+	data, wrap, err := e.newBlock(b, cols)
+	if err != nil {
+		return err
+	}
+	size := e.rowSize(cols)
+	for i, j := range jobs {
+		if j.reuse == 0 {
+			continue
+		}
+		src := j.entry.kv
+		for l := range e.geo.layers {
+			e.geo.copyKeys(data[2*l][i*size:(i+1)*size], cols, 0, src.k[l], src.n, 0, j.reuse)
+			e.geo.copyValues(data[2*l+1][i*size:(i+1)*size], cols, 0, src.v[l], src.n, 0, j.reuse)
+		}
+	}
+	block, err := wrap()
+	if err != nil {
+		return err
+	}
+	e.stats.PrefillCalls++
+	e.stats.PrefillPadded += b * t
+	outs, err := e.run(e.prefillG, []*tensors.Tensor{
+		tensors.FromFlatDataAndDimensions(ids, b, t),
+		tensors.FromFlatDataAndDimensions(pos, b, t),
+		tensors.FromFlatDataAndDimensions(start, b),
+		tensors.FromFlatDataAndDimensions(last, b),
+		tensors.FromFlatDataAndDimensions(allowed, b, t, cols),
+	}, block)
+	if err != nil {
+		return err
+	}
+	defer finalizeAll(outs)
+	logits, err := tensors.CopyFlatData[float32](outs[0])
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrGraph, err)
+	}
+	hostK, hostV, err := e.downloadBlock(outs[1:])
+	if err != nil {
+		return err
+	}
+	vocab := e.m.cfg.VocabSize
+	for i, j := range jobs {
+		n := len(j.prompt)
+		kv := e.geo.newRowKV(n)
+		for l := range e.geo.layers {
+			e.geo.copyKeys(kv.k[l], n, 0, hostK[l][i*size:(i+1)*size], cols, 0, n)
+			e.geo.copyValues(kv.v[l], n, 0, hostV[l][i*size:(i+1)*size], cols, 0, n)
+		}
+		row := slices.Clone(logits[i*vocab : (i+1)*vocab])
+		for _, s := range j.slots {
+			s.ids, s.kv, s.logits = slices.Clone(j.prompt), kv, row
+		}
+		// A sibling rollout's identical prompt, arriving later, reuses it.
+		e.prefix.add(slices.Clone(j.prompt), kv)
+	}
+	return nil
+}
+
+// run calls g on inputs followed by the cache block, donated (its buffers
+// are updated in place), counting compilations.
+func (e *engine) run(g *compiledGraph, inputs, block []*tensors.Tensor) ([]*tensors.Tensor, error) {
+	argShapes := tensorShapes(append(slices.Clone(inputs), block...)...)
+	if key := g.name + ":" + shapesKey(argShapes); !e.compiled[key] {
+		e.compiled[key] = true
+		e.stats.Compiles++
+	}
+	args := make([]any, 0, len(argShapes))
+	for _, t := range inputs {
+		args = append(args, t)
+	}
+	for _, c := range block {
+		donated, err := graph.DonateTensorBuffer(c, e.m.backend, 0)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrGraph, err)
+		}
+		args = append(args, donated)
+	}
+	return g.call(argShapes, args...)
+}
+
+// admit places the fresh rows into the batch and harvests the finished
+// rows into the prefix cache. Fresh rows go straight into free rows of
+// the current block when it can take them; otherwise, or when a smaller
+// block would do, every row is copied into a new block.
+func (e *engine) admit(fresh []*slot) error {
+	began := time.Now()
+	defer func() { e.stats.LayoutTime += time.Since(began) }()
+	free := 0
+	fits := e.shared && e.cache != nil
+	for _, s := range e.slots {
+		if s == nil || s.done {
+			free++
+		}
+	}
+	for _, s := range fresh {
+		fits = fits && len(s.ids) < e.cols
+	}
+	if !fits || free < len(fresh) || e.rows > BucketSize(e.active()+len(fresh)) {
+		return e.relayout(fresh)
+	}
+	hostK, hostV, err := e.download()
+	if err != nil {
+		return err
+	}
+	e.harvest(hostK, hostV)
+	size := e.rowSize(e.cols)
+	next := 0
+	for _, s := range fresh {
+		for e.slots[next] != nil {
+			next++
+		}
+		n := len(s.ids)
+		for l := range e.geo.layers {
+			dstK, dstV := hostK[l][next*size:(next+1)*size], hostV[l][next*size:(next+1)*size]
+			clear(dstK)
+			clear(dstV) // later columns must be zero: steps add into them
+			e.geo.copyKeys(dstK, e.cols, 0, s.kv.k[l], n, 0, n)
+			e.geo.copyValues(dstV, e.cols, 0, s.kv.v[l], n, 0, n)
+		}
+		s.kv, s.row = nil, next
+		e.slots[next] = s
+	}
+	return nil
+}
+
+// harvest adds the finished rows of the downloaded block to the prefix
+// cache and frees their rows.
+func (e *engine) harvest(hostK, hostV [][]float32) {
+	for i, s := range e.slots {
+		if s == nil || !s.done {
+			continue
+		}
+		if len(s.ids) > 0 {
+			e.prefix.add(s.ids, e.extractRow(hostK, hostV, s))
+		}
+		e.slots[i] = nil
+	}
+}
+
+// layout copies the rows into a new block (to grow or shrink it).
+func (e *engine) layout() error {
+	began := time.Now()
+	defer func() { e.stats.LayoutTime += time.Since(began) }()
+	return e.relayout(nil)
+}
+
+// relayout copies the unfinished rows and the fresh ones into a new cache
+// block and harvests the finished rows into the prefix cache.
+func (e *engine) relayout(fresh []*slot) error {
+	var hostK, hostV [][]float32
+	if e.cache != nil {
+		var err error
+		if hostK, hostV, err = e.download(); err != nil {
+			return err
+		}
+		e.harvest(hostK, hostV)
+	}
+	var kept []*slot
+	for _, s := range e.slots {
+		if s != nil {
+			kept = append(kept, s)
+		}
+	}
+	oldCols := e.cols
+	width := 0
+	for _, s := range slices.Concat(kept, fresh) {
+		width = max(width, len(s.ids))
+	}
+	// A compilation costs a few milliseconds, a padding row a full row of
+	// every decode step: the block is kept as small as the buckets allow.
+	rows := BucketSize(len(kept) + len(fresh))
+	// The bucket rounding leaves room to grow; a block that fills up is
+	// copied into the next bucket (a few milliseconds, rarely).
+	cols := alignCols(width + 1)
+	data, wrap, err := e.newBlock(rows, cols)
+	if err != nil {
+		return err
+	}
+	slots := make([]*slot, rows)
+	size, oldSize := e.rowSize(cols), e.rowSize(oldCols)
+	for i, s := range slices.Concat(kept, fresh) {
+		n := len(s.ids)
+		for l := range e.geo.layers {
+			dstK, dstV := data[2*l][i*size:(i+1)*size], data[2*l+1][i*size:(i+1)*size]
+			if s.kv != nil {
+				e.geo.copyKeys(dstK, cols, 0, s.kv.k[l], n, 0, n)
+				e.geo.copyValues(dstV, cols, 0, s.kv.v[l], n, 0, n)
+			} else {
+				srcK, srcV := hostK[l][s.row*oldSize:(s.row+1)*oldSize], hostV[l][s.row*oldSize:(s.row+1)*oldSize]
+				e.geo.copyKeys(dstK, cols, 0, srcK, oldCols, 0, n)
+				e.geo.copyValues(dstV, cols, 0, srcV, oldCols, 0, n)
+			}
+		}
+		s.kv, s.row = nil, i
+		slots[i] = s
+	}
+	block, err := wrap()
+	if err != nil {
+		return err
+	}
+	finalizeAll(e.cache)
+	e.cache, e.slots, e.rows, e.cols = block, slots, rows, cols
+	return nil
+}
+
+// step feeds every active row its next token at its next column and keeps
+// the logits that follow.
+func (e *engine) step() error {
+	ids, pos, start, last := make([]int32, e.rows), make([]int32, e.rows), make([]int32, e.rows), make([]int32, e.rows)
+	allowed := make([]bool, e.rows*e.cols)
+	for b := range e.rows {
+		last[b] = int32(b)
+		s := e.slots[b]
+		switch {
+		case s == nil: // a free row: writes column 0, which a new row overwrites
+			allowed[b*e.cols] = true
+		case s.done: // a finished row: writes past its tokens
+			start[b] = int32(len(s.ids))
+			allowed[b*e.cols] = true
+		default:
+			n := len(s.ids)
+			ids[b], pos[b], start[b] = int32(s.next), int32(n), int32(n)
+			for c := 0; c <= n; c++ {
+				allowed[b*e.cols+c] = true
+			}
+		}
+	}
+	inputs := []*tensors.Tensor{
+		tensors.FromFlatDataAndDimensions(ids, e.rows, 1),
+		tensors.FromFlatDataAndDimensions(pos, e.rows, 1),
+		tensors.FromFlatDataAndDimensions(start, e.rows),
+		tensors.FromFlatDataAndDimensions(last, e.rows),
+		tensors.FromFlatDataAndDimensions(allowed, e.rows, 1, e.cols),
+	}
+	cache := e.cache
+	e.cache = nil // donated
+	outs, err := e.run(e.decodeG, inputs, cache)
+	if err != nil {
+		return err
+	}
+	e.cache = outs[1:]
+	logits, err := tensors.CopyFlatData[float32](outs[0])
+	_ = outs[0].FinalizeAll()
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrGraph, err)
+	}
+	e.stats.DecodeSteps++
+	e.stats.DecodeRows += e.rows
+	e.stats.DecodeColumns += e.rows * e.cols
+	vocab := e.m.cfg.VocabSize
+	for _, s := range e.slots {
+		if s == nil || s.done {
+			continue
+		}
+		s.ids = append(s.ids, s.next)
+		s.logits = logits[s.row*vocab : (s.row+1)*vocab]
+	}
+	return nil
+}
+
+// rowsGraph runs T new tokens per row against the rows' caches, for both
+// prefill (T is the longest uncached suffix) and decode (T = 1): ids and
+// pos [B,T], the column each row's first new token goes to start [B], the
+// flat index b·T+t of each row's last real token last [B], which keys each
+// query may see allowed [B,T,L], then each layer's cache keys [B,KV,L,hd]
+// and values [B,KV,hd,L]. The new keys and values of row b's token t are
+// added into column start[b]+t (the cache is zero there: a column is
+// written once). It returns the logits [B,V] after each row's last token
+// and the updated caches.
+func (m *Model) rowsGraph(ctx *mlctx.Context, inputs []*graph.Node) []*graph.Node {
+	ids, pos, start, last, allowed := inputs[0], inputs[1], inputs[2], inputs[3], inputs[4]
+	cache := inputs[5:]
+	g := ids.Graph()
+	b, t := ids.Shape().Dimensions[0], ids.Shape().Dimensions[1]
+	kvHeads, hd := cache[0].Shape().Dimensions[1], cache[0].Shape().Dimensions[3]
+	// Scatter indices: keys[b, kv, start[b]+t, :] and values[b, kv, d, start[b]+t].
+	kAt := shapes.Make(dtypes.Int32, b, kvHeads, t, 1)
+	kCol := graph.Add(graph.BroadcastToShape(graph.Reshape(start, b, 1, 1, 1), kAt), graph.Iota(g, kAt, 2))
+	kIndex := graph.Concatenate([]*graph.Node{graph.Iota(g, kAt, 0), graph.Iota(g, kAt, 1), kCol}, -1)
+	vAt := shapes.Make(dtypes.Int32, b, kvHeads, hd, t, 1)
+	vCol := graph.Add(graph.BroadcastToShape(graph.Reshape(start, b, 1, 1, 1, 1), vAt), graph.Iota(g, vAt, 3))
+	vIndex := graph.Concatenate([]*graph.Node{graph.Iota(g, vAt, 0), graph.Iota(g, vAt, 1), graph.Iota(g, vAt, 2), vCol}, -1)
+	merge := func(layer int, k, v *graph.Node) (*graph.Node, *graph.Node) {
+		k = graph.ScatterSum(cache[2*layer], kIndex, k, true, true)
+		v = graph.ScatterSum(cache[2*layer+1], vIndex, v, true, true)
+		return k, v
+	}
+	h, ks, vs := m.forward(ctx, ids, pos, attentionBias(allowed), merge)
+	final := graph.Gather(graph.Reshape(h, b*t, m.cfg.HiddenSize), graph.InsertAxes(last, -1))
+	outs := []*graph.Node{m.logits(ctx, final)}
+	for i := range ks {
+		outs = append(outs, ks[i], vs[i])
+	}
+	return outs
+}

@@ -1,0 +1,197 @@
+package model
+
+import (
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+)
+
+// DefaultPrefixCacheBytes is the memory bound of a Policy's prefix cache
+// when PolicyOptions.PrefixCacheBytes is 0: 256 MiB, about 260,000 cached
+// tokens with the built-in training shape (2 layers, 2 key-value heads of
+// 32 dimensions: 1 KiB per token), the turns of a few hundred episodes. A
+// token takes layers x 2 x key-value heads x head dim x 4 bytes.
+const DefaultPrefixCacheBytes = 256 << 20
+
+// rowKV is the key-value cache of one token sequence, on the host, per
+// layer in the decoder's layouts: keys [KV, n, hd] and values [KV, hd, n].
+type rowKV struct {
+	n    int         // tokens
+	k, v [][]float32 // per layer
+}
+
+// kvGeometry is the shape of a model's cache per token.
+type kvGeometry struct {
+	layers, kvHeads, headDim int
+}
+
+func (m *Model) kvGeometry() kvGeometry {
+	return kvGeometry{layers: m.cfg.NumHiddenLayers, kvHeads: m.cfg.NumKeyValueHeads, headDim: m.cfg.HeadDim}
+}
+
+// bytesPerToken is the host memory one cached token takes.
+func (g kvGeometry) bytesPerToken() int { return g.layers * 2 * g.kvHeads * g.headDim * 4 }
+
+// newRowKV returns a zeroed cache of n tokens.
+func (g kvGeometry) newRowKV(n int) *rowKV {
+	r := &rowKV{n: n, k: make([][]float32, g.layers), v: make([][]float32, g.layers)}
+	for l := range g.layers {
+		r.k[l] = make([]float32, g.kvHeads*n*g.headDim)
+		r.v[l] = make([]float32, g.kvHeads*g.headDim*n)
+	}
+	return r
+}
+
+// copyKeys copies n token columns of keys laid out [KV, cols, hd]: from
+// column srcAt of src (srcCols wide) to column dstAt of dst (dstCols wide).
+func (g kvGeometry) copyKeys(dst []float32, dstCols, dstAt int, src []float32, srcCols, srcAt, n int) {
+	hd := g.headDim
+	for h := range g.kvHeads {
+		copy(dst[(h*dstCols+dstAt)*hd:(h*dstCols+dstAt+n)*hd], src[(h*srcCols+srcAt)*hd:(h*srcCols+srcAt+n)*hd])
+	}
+}
+
+// copyValues is copyKeys for values laid out [KV, hd, cols].
+func (g kvGeometry) copyValues(dst []float32, dstCols, dstAt int, src []float32, srcCols, srcAt, n int) {
+	for r := range g.kvHeads * g.headDim {
+		copy(dst[r*dstCols+dstAt:r*dstCols+dstAt+n], src[r*srcCols+srcAt:r*srcCols+srcAt+n])
+	}
+}
+
+// prefixEntry is one cached token sequence.
+type prefixEntry struct {
+	ids     []int
+	kv      *rowKV
+	lastUse uint64
+}
+
+// prefixCache keeps the key-value caches of recent token sequences (the
+// prompts and answers of running episodes) so that a later prompt starting
+// with one of them (the episode's next turn, a sibling rollout's identical
+// first prompt) prefills only what follows. Caches depend on the weights:
+// they are dropped when the model's variables change. Entries are evicted,
+// least recently used first, to keep the cached tokens under maxBytes. It
+// is used by the Policy's batch loop only, so it has no lock.
+type prefixCache struct {
+	geo      kvGeometry
+	maxBytes int // <= 0: disabled
+	bytes    int
+	clock    uint64
+	entries  []*prefixEntry
+	weights  []*tensors.Tensor // the variable values the entries were computed with
+
+	hits, lookups, hitTokens int // statistics, for tests and benchmarks
+}
+
+// longest returns the entry sharing the longest prefix with ids, and that
+// length, at most limit.
+func (c *prefixCache) longest(ids []int, limit int) (*prefixEntry, int) {
+	if c.maxBytes <= 0 {
+		return nil, 0
+	}
+	c.lookups++
+	var best *prefixEntry
+	bestN := 0
+	for _, e := range c.entries {
+		n := commonPrefix(e.ids, ids, limit)
+		if n > bestN {
+			best, bestN = e, n
+		}
+	}
+	if best != nil {
+		c.clock++
+		best.lastUse = c.clock
+		c.hits++
+		c.hitTokens += bestN
+	}
+	return best, bestN
+}
+
+// commonPrefix is the length of the common prefix of a and b, at most
+// limit.
+func commonPrefix(a, b []int, limit int) int {
+	n := min(len(a), len(b), limit)
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+// add caches kv for ids (taking ownership of both). An entry whose ids are
+// a prefix of ids is replaced (the next turn supersedes the last); if ids
+// are a prefix of an entry, nothing is added.
+func (c *prefixCache) add(ids []int, kv *rowKV) {
+	if c.maxBytes <= 0 || len(ids) == 0 {
+		return
+	}
+	size := len(ids) * c.geo.bytesPerToken()
+	if size > c.maxBytes {
+		return
+	}
+	c.clock++
+	kept := c.entries[:0]
+	for _, e := range c.entries {
+		switch n := commonPrefix(e.ids, ids, len(ids)); {
+		case n == len(ids): // already cached, perhaps as part of a longer one
+			e.lastUse = c.clock
+			return
+		case n == len(e.ids):
+			c.bytes -= len(e.ids) * c.geo.bytesPerToken()
+			continue
+		}
+		kept = append(kept, e)
+	}
+	clear(c.entries[len(kept):])
+	c.entries = append(kept, &prefixEntry{ids: ids, kv: kv, lastUse: c.clock})
+	c.bytes += size
+	for c.bytes > c.maxBytes {
+		oldest := 0
+		for i, e := range c.entries {
+			if e.lastUse < c.entries[oldest].lastUse {
+				oldest = i
+			}
+		}
+		c.bytes -= len(c.entries[oldest].ids) * c.geo.bytesPerToken()
+		c.entries = append(c.entries[:oldest], c.entries[oldest+1:]...)
+	}
+}
+
+// checkWeights drops every entry when the model's variables are not the
+// ones the entries were computed with (a training step, new LoRA adapters
+// or a checkpoint load replaced or added some). Callers hold m.mu.
+func (c *prefixCache) checkWeights(m *Model) {
+	if c.maxBytes <= 0 {
+		return
+	}
+	now := m.variableValues()
+	same := len(now) == len(c.weights)
+	for i := 0; same && i < len(now); i++ {
+		same = now[i] == c.weights[i]
+	}
+	if !same {
+		c.entries, c.bytes, c.weights = nil, 0, now
+	}
+}
+
+// variableValues returns the current value of every variable of the
+// model's context (weights, LoRA adapters, anything a trainer keeps there):
+// an update or a checkpoint load replaces them with new tensors. Callers
+// hold m.mu.
+func (m *Model) variableValues() []*tensors.Tensor {
+	var out []*tensors.Tensor
+	for v := range m.vars.IterVariables() {
+		t, _ := v.Value()
+		out = append(out, t)
+	}
+	return out
+}
+
+// countVariables returns how many variables the model's context holds.
+// Callers hold m.mu.
+func (m *Model) countVariables() int {
+	n := 0
+	for range m.vars.IterVariables() {
+		n++
+	}
+	return n
+}
