@@ -12,6 +12,25 @@
 // "/model/layers/0/self_attn/q_proj". Linear weights keep the Hugging Face
 // [out, in] layout.
 //
+// Model.Export writes a directory that serving runtimes load as is:
+// config.json (Qwen2ForCausalLM, torch_dtype, token ids),
+// generation_config.json, the tokenizer's files and the weights in float32
+// or bfloat16 (rounded to nearest even), sharded with
+// model.safetensors.index.json when larger than a shard. Load reads it
+// back: a float32 export gives the very same model.
+//
+// # LoRA
+//
+// Model.AddLoRA adds low-rank adapters with PEFT's settings (r,
+// lora_alpha, lora_dropout, target_modules over the q/k/v/o and
+// gate/up/down projections) and freezes the base weights, so a trainer
+// that updates the trainable variables keeps gradients and optimiser
+// state for the adapters alone. AdaptersOff views a context with the
+// adapters off (the reference policy, without a copy of the weights);
+// MergeLoRA folds them into the weights; Export writes merged weights and
+// ExportAdapter / LoadAdapter write and read a PEFT adapter directory
+// (adapter_config.json, adapter_model.safetensors).
+//
 // # Backends
 //
 // NewBackend chooses the GoMLX backend in one place: the pure-Go backend

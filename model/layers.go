@@ -25,7 +25,9 @@ type kvMerge func(layer int, k, v *graph.Node) (kAll, vAll *graph.Node)
 // forward runs the decoder blocks over ids [B,T] at positions [B,T]
 // (int32) with the additive attention bias [B,1,T,1,Tk], and returns the
 // hidden states [B,T,D] before the final norm, plus each block's keys
-// [B,KV,Tk,hd] and values [B,KV,hd,Tk] as merge returned them.
+// [B,KV,Tk,hd] and values [B,KV,hd,Tk] as merge returned them. The
+// projections include their LoRA adapters when ctx has them (AddLoRA) and
+// does not have them off (AdaptersOff).
 func (m *Model) forward(ctx *mlctx.Context, ids, positions, bias *graph.Node, merge kvMerge) (h *graph.Node, ks, vs []*graph.Node) {
 	g := ids.Graph()
 	c := m.cfg
@@ -38,13 +40,14 @@ func (m *Model) forward(ctx *mlctx.Context, ids, positions, bias *graph.Node, me
 	rotate := rotateHalfMatrix(g, c.HeadDim)
 	bias = broadcastBias(bias, c.NumKeyValueHeads, c.NumAttentionHeads/c.NumKeyValueHeads)
 	ks, vs = make([]*graph.Node, c.NumHiddenLayers), make([]*graph.Node, c.NumHiddenLayers)
+	lora := m.loraFor(ctx, g) // nil without LoRA adapters (or with them off)
 	for i := range c.NumHiddenLayers {
 		p := layerPrefix(i)
 		w := func(name string) *graph.Node { return m.weight(ctx, g, p+name) }
 		x := rmsNorm(h, w("input_layernorm.weight"), c.RMSNormEps)
-		q := linear(x, w("self_attn.q_proj.weight"), w("self_attn.q_proj.bias"))
-		k := linear(x, w("self_attn.k_proj.weight"), w("self_attn.k_proj.bias"))
-		v := linear(x, w("self_attn.v_proj.weight"), w("self_attn.v_proj.bias"))
+		q := m.project(ctx, lora, x, p+"self_attn.q_proj", true)
+		k := m.project(ctx, lora, x, p+"self_attn.k_proj", true)
+		v := m.project(ctx, lora, x, p+"self_attn.v_proj", true)
 		q = applyRotary(splitHeads(q, c.NumAttentionHeads), headsCos, headsSin, rotate)
 		k = applyRotary(splitHeads(k, c.NumKeyValueHeads), kvCos, kvSin, rotate)
 		k = graph.TransposeAllAxes(k, 0, 2, 1, 3)                                 // [B,KV,T,hd]
@@ -54,11 +57,11 @@ func (m *Model) forward(ctx *mlctx.Context, ids, positions, bias *graph.Node, me
 		}
 		ks[i], vs[i] = k, v
 		a := attention(q, k, v, bias)
-		h = graph.Add(h, linear(a, w("self_attn.o_proj.weight"), nil))
+		h = graph.Add(h, m.project(ctx, lora, a, p+"self_attn.o_proj", false))
 		x = rmsNorm(h, w("post_attention_layernorm.weight"), c.RMSNormEps)
-		gate := linear(x, w("mlp.gate_proj.weight"), nil)
-		up := linear(x, w("mlp.up_proj.weight"), nil)
-		h = graph.Add(h, linear(graph.Mul(silu(gate), up), w("mlp.down_proj.weight"), nil))
+		gate := m.project(ctx, lora, x, p+"mlp.gate_proj", false)
+		up := m.project(ctx, lora, x, p+"mlp.up_proj", false)
+		h = graph.Add(h, m.project(ctx, lora, graph.Mul(silu(gate), up), p+"mlp.down_proj", false))
 	}
 	return h, ks, vs
 }

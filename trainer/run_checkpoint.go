@@ -23,7 +23,8 @@ import (
 
 // A checkpoint is a directory CheckpointDir/step_NNNNNN holding
 //
-//	model/       the policy in Hugging Face format (config.json, safetensors)
+//	model/       the policy in Hugging Face format (config.json, safetensors;
+//	             merged, with model/adapter/ the PEFT adapters, in a LoRA run)
 //	state/       every variable of the policy's GoMLX context: weights and
 //	             optimiser state (moments, step counts), in GoMLX's format
 //	state.json   the run's position (runState)
@@ -34,7 +35,8 @@ import (
 // renamed when complete; the file CheckpointDir/latest then names it.
 // Resume verifies a checkpoint against its manifest, the configuration
 // and the configured model before loading anything from it. The
-// reference policy is saved once, in ReferenceDir.
+// reference policy is saved once, in ReferenceDir (not in a LoRA run,
+// whose reference is the frozen base the state holds).
 const (
 	checkpointModelDir = "model"
 	checkpointStateDir = "state"
@@ -370,8 +372,17 @@ func loadContextState(r *run, dir string) (err error) {
 }
 
 // saveReference writes the current policy as the frozen reference and
-// makes the Reference from it.
+// makes the Reference from it. A LoRA run writes nothing: its reference
+// is the base, the policy with its adapters off (adaptersOffReference).
 func (r *run) saveReference(ctx context.Context) error {
+	if r.lora() {
+		ref, err := r.adaptersOffReference()
+		if err != nil {
+			return err
+		}
+		r.ref = ref
+		return nil
+	}
 	dir := filepath.Join(r.dir, ReferenceDir)
 	if err := r.savePolicy(ctx, dir); err != nil {
 		return fmt.Errorf("trainer: save reference: %w", err)
@@ -390,8 +401,17 @@ func (r *run) saveReference(ctx context.Context) error {
 	return nil
 }
 
-// loadReference makes the Reference from ReferenceDir.
+// loadReference makes the Reference from ReferenceDir, or, in a LoRA
+// run, from the policy's context with its adapters off.
 func (r *run) loadReference(ctx context.Context) error {
+	if r.lora() {
+		ref, err := r.adaptersOffReference()
+		if err != nil {
+			return err
+		}
+		r.ref = ref
+		return nil
+	}
 	dir := filepath.Join(r.dir, ReferenceDir)
 	if err := verifyManifest(dir); err != nil && !errors.Is(err, errNoManifest) {
 		return fmt.Errorf("trainer: reference policy in %s: %w", dir, err)
@@ -408,11 +428,37 @@ func (r *run) loadReference(ctx context.Context) error {
 	return nil
 }
 
-// savePolicy writes the policy in Hugging Face format to dir, with the
-// run's learned tokenizer beside it when there is one.
+// savePolicy writes the policy to dir as a complete Hugging Face
+// directory (model.Export in float32, so that loading it back gives the
+// very weights): config.json with architectures and token ids,
+// generation_config.json (the one beside model.path when there is one),
+// the weights in 5 GB safetensors shards with an index, and the run's
+// tokenizer when it has Hugging Face files (a tokenizer.json loaded from
+// a directory or learned from the environment; the built-in byte-level
+// tokenizer has none, and its policies are not servable on their own).
+// Checkpoints, the reference and final/ are all written this way, so
+// vLLM serves any of them. A LoRA run's policy is written merged, with
+// its adapters beside it as a PEFT directory in dir/AdapterDir.
 func (r *run) savePolicy(ctx context.Context, dir string) error {
-	if err := r.m.Save(ctx, dir); err != nil {
+	opts := model.ExportOptions{DType: model.ExportFloat32}
+	if _, ok := r.tok.(model.HFSaver); ok {
+		opts.Tokenizer = r.tok
+	}
+	if r.cfg.Model.Path != "" {
+		gen, err := fsutil.ReadFile(filepath.Join(r.cfg.Model.Path, model.GenerationConfigFile), 1<<20)
+		var obj map[string]json.RawMessage
+		if err == nil {
+			err = json.Unmarshal(gen, &obj)
+		}
+		switch {
+		case err == nil && obj != nil:
+			opts.GenerationConfig = gen
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
+			r.log.Warn("trainer: ignoring the source checkpoint's generation config", "err", err)
+		}
+	}
+	if _, err := r.m.Export(ctx, dir, opts); err != nil {
 		return err
 	}
-	return r.saveTokenizerBeside(dir)
+	return r.saveAdapter(ctx, dir)
 }

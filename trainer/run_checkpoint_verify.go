@@ -201,8 +201,9 @@ const (
 // verifyStateFiles checks the GoMLX state in dir against the model the
 // configuration builds before GoMLX reads a byte of tensor data: one
 // metadata file and its binary file; every weight present with the
-// expected dtype and shape; every other variable an optimiser or
-// accumulator mirror of a weight (same shape) or an int64 step counter;
+// expected dtype and shape (LoRA adapters included, when the run has
+// them); every other variable an optimiser or accumulator mirror of a
+// trainable weight (same shape) or an int64 step counter;
 // byte lengths consistent with the shapes. So a checkpoint of another
 // model, a transposed tensor or a dimension of a million cannot load, nor
 // allocate memory. With rlSteps > 0 the RL optimiser's state must be there
@@ -236,7 +237,15 @@ func verifyStateFiles(dir string, want map[string]variableShape, rlSteps int) er
 		seen[v.ParameterName] = true
 		exp, ok := want[v.ParameterName]
 		if !ok {
-			exp, ok = optimizerVariable(v.ParameterName, weightPaths)
+			var frozen bool
+			exp, frozen, ok = optimizerVariable(v.ParameterName, weightPaths)
+			if ok && frozen {
+				// Optimiser state of a weight that does not train here: a
+				// checkpoint of a run that trained it (without LoRA, or
+				// with other target modules).
+				problems = append(problems, fmt.Sprintf("%s is optimiser state of a frozen weight (the checkpoint trained weights this run freezes: another actor.lora?)", v.ParameterName))
+				continue
+			}
 		}
 		if !ok {
 			problems = append(problems, fmt.Sprintf("%s %v is not a variable of the configured model or its optimiser", v.ParameterName, v.Dimensions))
@@ -287,29 +296,31 @@ func verifyStateFiles(dir string, want map[string]variableShape, rlSteps int) er
 // optimizerVariable returns the expected shape of name when it is
 // optimiser or accumulator state: a variable under /trainer/ whose path
 // ends in a weight's path (mirroring its shape), or an int64 scalar step
-// counter.
-func optimizerVariable(name string, weightPaths map[string]variableShape) (variableShape, bool) {
+// counter. frozen reports a mirror of a weight that is not trainable (the
+// base of a LoRA run), which no optimiser of this run keeps.
+func optimizerVariable(name string, weightPaths map[string]variableShape) (s variableShape, frozen, ok bool) {
 	step := variableShape{dtype: "Int64", elemBytes: 8}
 	if name == globalStepName {
-		return step, true
+		return step, false, true
 	}
 	path, ok := strings.CutPrefix(name, "var:/trainer/")
 	if !ok {
-		return variableShape{}, false
+		return variableShape{}, false, false
 	}
 	if strings.HasSuffix(path, "/step") && !strings.Contains(strings.TrimSuffix(path, "/step"), "/model/") {
-		return step, true
+		return step, false, true
 	}
 	for i := range len(path) {
 		if path[i] != '/' {
 			continue
 		}
 		if s, ok := weightPaths[path[i:]]; ok {
+			frozen := !s.trainable
 			s.trainable = false
-			return s, true
+			return s, frozen, true
 		}
 	}
-	return variableShape{}, false
+	return variableShape{}, false, false
 }
 
 // configForCheckpoint is cfg as a checkpoint records it: without secrets.
@@ -325,11 +336,12 @@ func configForCheckpoint(cfg Config) ([]byte, error) {
 var (
 	configFatal = []string{
 		"model.", "trainer.seed", "data.train_batch_size", "data.shuffle", "data.train_split",
-		"data.max_difficulty", "env.type", "env.toolworld.", "rollout.n",
+		"data.max_difficulty", "env.type", "env.toolworld.", "rollout.n", "actor.lora.",
 	}
 	configIgnored = []string{
 		"trainer.output_dir", "trainer.experiment_name", "trainer.rl_steps", "trainer.progress",
 		"trainer.backend", "env.url", "env.companion", "env.companion_addr", "env.token", "env.ca_file",
+		"rollout.remote.",
 	}
 )
 

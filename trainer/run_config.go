@@ -352,6 +352,16 @@ type RolloutConfig struct {
 	LinearThink LinearThinkConfig `yaml:"linear_think"`
 	SelfClip    SelfClipConfig    `yaml:"context_selfclip"`
 	Memory      MemoryConfig      `yaml:"memory"`
+	// Engine samples the rollouts: EngineLocal ("local", the default; ""
+	// too), the in-process policy, or EngineRemote ("remote"),
+	// OpenAI-compatible servers configured by Remote, which needs
+	// actor.lora (only adapters can be published cheaply after every
+	// update). Validation and experience initialisation sample with it
+	// too; the warm start replays demonstrations and samples nothing, and
+	// Evaluate always samples in process.
+	Engine string `yaml:"engine"`
+	// Remote configures the servers of the remote engine.
+	Remote RemoteConfig `yaml:"remote"`
 }
 
 // LinearThinkConfig configures the linear_think context manager: one
@@ -439,6 +449,96 @@ type ActorConfig struct {
 	KLLossType           string  `yaml:"kl_loss_type"`
 	EntropyCoeff         float64 `yaml:"entropy_coeff"`
 	LossAggMode          string  `yaml:"loss_agg_mode"`
+	// LoRA trains low-rank adapters instead of the whole policy
+	// (actor.lora; off by default).
+	LoRA LoRAConfig `yaml:"lora"`
+}
+
+// LoRAConfig is actor.lora: low-rank adapters with PEFT's settings and
+// names (see model.LoRAConfig). With R > 0 the policy's weights are frozen
+// and only the adapters train: gradients and AdamW moments exist for them
+// alone; the reference policy of the KL loss is the same model with its
+// adapters switched off (model.AdaptersOff: no second copy of the weights,
+// and no reference/ directory); checkpoints hold the adapters and resume
+// them bit for bit; final/ holds the merged policy in Hugging Face format
+// and, in final/adapter/ (AdapterDir), the adapters as a PEFT directory.
+// A warm start trains the adapters too, so with one the reference is the
+// model before the warm start. The zero value is off.
+type LoRAConfig struct {
+	// R is the adapters' rank (r); 0 turns LoRA off.
+	R int `yaml:"r"`
+	// Alpha scales the adapters by Alpha/R (lora_alpha); 0 means R.
+	Alpha float64 `yaml:"lora_alpha"`
+	// Dropout is PEFT's lora_dropout, in [0, 1). It is recorded in the
+	// adapter's configuration for PEFT but not applied: the policy's
+	// graphs have no dropout (a warning says so when it is set).
+	Dropout float64 `yaml:"lora_dropout"`
+	// TargetModules are the adapted projections by PEFT's names, from
+	// q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj and down_proj
+	// (model.LoRAModules); empty means all of them.
+	TargetModules []string `yaml:"target_modules"`
+}
+
+// Enabled reports whether LoRA is on (R > 0).
+func (c LoRAConfig) Enabled() bool { return c.R > 0 }
+
+// Rollout engines of RolloutConfig.Engine.
+const (
+	// EngineLocal samples with the in-process policy (model.Policy).
+	EngineLocal = "local"
+	// EngineRemote samples through OpenAI-compatible servers (vLLM) that
+	// load the policy's LoRA adapter after every update.
+	EngineRemote = "remote"
+)
+
+// Load balancing of RemoteConfig.Balance.
+const (
+	// BalanceLeastOutstanding sends each request to the server with the
+	// fewest requests in flight (ties in order).
+	BalanceLeastOutstanding = "least_outstanding"
+	// BalanceRoundRobin sends requests to the servers in turn.
+	BalanceRoundRobin = "round_robin"
+)
+
+// RemoteConfig is rollout.remote: the OpenAI-compatible servers (vLLM
+// with --enable-lora and VLLM_ALLOW_RUNTIME_LORA_UPDATING=True) that
+// sample the rollouts when rollout.engine is remote. Every server serves
+// the same base model as model.path; before the rollouts of each step the
+// trainer writes the policy's adapter as a PEFT directory under AdapterDir
+// (named per step), loads it into every server (POST
+// /v1/load_lora_adapter), unloads the previous one and names it as the
+// model of every request. A server that fails leaves the rotation and is
+// health-checked with backoff until it answers (and has the current
+// adapter loaded); an answer that names another model than the requested
+// adapter is never trained on: its episode fails (cause policy, counted
+// in remote/stale_responses). Old log-probs are always recomputed by the
+// trainer: the servers' log-probs only feed rollout/logprob_diff.
+type RemoteConfig struct {
+	// BaseURLs are the servers' API roots, such as
+	// "http://gpu1:8000/v1"; requests are spread over them.
+	BaseURLs []string `yaml:"base_urls"`
+	// ModelName is the base model's served name (vLLM
+	// --served-model-name), recorded as the adapters'
+	// base_model_name_or_path; empty records model.path.
+	ModelName string `yaml:"model_name"`
+	// APIKeyEnv names the environment variable holding the servers' API
+	// key (vLLM --api-key); empty means OPENAI_API_KEY, and no key is sent
+	// when the variable is unset.
+	APIKeyEnv string `yaml:"api_key_env"`
+	// Balance is least_outstanding (the default) or round_robin.
+	Balance string `yaml:"balance"`
+	// AdapterDir is where adapters are published, at a path every server
+	// can read (a shared file system): relative paths lie under
+	// trainer.output_dir. Empty means AdaptersDir in the output
+	// directory. The last two adapters are kept.
+	AdapterDir string `yaml:"adapter_dir"`
+	// RequestTimeout bounds one request; 0 means fleet.DefaultRequestTimeout.
+	RequestTimeout time.Duration `yaml:"request_timeout"`
+	// RetryMin and RetryMax bound the backoff between health checks of a
+	// server out of the rotation (doubling from RetryMin); 0 means the
+	// fleet package's defaults (1s and 1m).
+	RetryMin time.Duration `yaml:"retry_min"`
+	RetryMax time.Duration `yaml:"retry_max"`
 }
 
 // AlgorithmConfig selects the advantage estimator.
@@ -787,6 +887,8 @@ func (c Config) Validate() error {
 	check(c.Actor.LR > 0, "actor.lr must be > 0")
 	check(c.Actor.PPOEpochs > 0, "actor.ppo_epochs must be > 0")
 	check(c.Actor.LRWarmupSteps >= 0, "actor.lr_warmup_steps < 0")
+	errs = append(errs, c.Actor.LoRA.problems()...)
+	errs = append(errs, c.Rollout.remoteProblems(c.Actor.LoRA)...)
 	check(c.Actor.PPOMiniBatchSize >= 0 && c.Actor.MicroBatchSize >= 0, "actor batch sizes must be >= 0")
 	if c.Actor.KLLossType != "" {
 		if err := KLType(c.Actor.KLLossType).Validate(); err != nil {

@@ -442,6 +442,9 @@ func (t *Trainer) open(ctx context.Context) (_ *run, err error) {
 	if r.m, err = newPolicyModel(ctx, cfg, r.tok, r.backend); err != nil {
 		return nil, err
 	}
+	if err := r.setupLoRA(); err != nil {
+		return nil, err
+	}
 	if r.updater, err = NewUpdater(r.backend, r.m.Context(), ModelPolicy(r.m), r.updaterConfig()); err != nil {
 		return nil, err
 	}
@@ -461,7 +464,7 @@ func (t *Trainer) open(ctx context.Context) (_ *run, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("trainer: metrics: %w", err)
 	}
-	if r.policy, err = newRolloutPolicy(r.m, r.tok, r.tmpl); err != nil {
+	if r.policy, err = r.rolloutPolicy(); err != nil {
 		return nil, err
 	}
 	if err := r.checkPromptFits(ctx); err != nil {

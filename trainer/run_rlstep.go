@@ -163,6 +163,7 @@ func (r *run) rlStep(ctx context.Context, step int, note outageNote) (map[string
 	}
 	pending.finish(r, step+1, metrics)
 	r.updateMetrics(metrics)
+	r.remoteMetrics(metrics)
 	if r.hooks.Recorder != nil {
 		if err := r.hooks.Recorder.Record(ctx, step, finished); err != nil {
 			return nil, fmt.Errorf("recorder: %w", err)
@@ -244,7 +245,7 @@ func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sampl
 	oldLogProbsTime := time.Since(phase)
 	diffMean, diffMax := rolloutLogProbDiff(samples, batch.OldLogProbs)
 	recomputedRows := 0
-	if r.cfg.Actor.OffPolicyOldLogProbs != OldLogProbsRecompute {
+	if r.behaviourLogProbs() {
 		recomputedRows = useBehaviourLogProbs(samples, batch.OldLogProbs)
 	}
 	phase = time.Now()

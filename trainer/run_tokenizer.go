@@ -54,16 +54,3 @@ func envTokenizer(ctx context.Context, cfg Config, env *environment, dir string,
 	}
 	return tok, nil
 }
-
-// saveTokenizerBeside copies the run's learned tokenizer into a saved
-// policy directory, so the directory is a complete Hugging Face model.
-func (r *run) saveTokenizerBeside(dir string) error {
-	bpe, ok := r.tok.(*tokenizer.BPE)
-	if !ok || r.cfg.Model.Tokenizer != TokenizerFromEnv {
-		return nil
-	}
-	if err := bpe.Save(dir); err != nil {
-		return fmt.Errorf("trainer: save tokenizer with %s: %w", dir, err)
-	}
-	return nil
-}

@@ -19,6 +19,12 @@
 //	experiment run every arm x seed of an experiment file and compare them:
 //	           --config FILE [--quick] [--out DIR]
 //	bench      throughput of train, logprob or generate: --model tiny|small
+//	export     write a policy as a Hugging Face Qwen2 directory that vLLM serves:
+//	           --checkpoint DIR --out DIR [--dtype bf16|f32] [--tokenizer DIR]
+//	score      print {"logprobs": [...]} for a JSON list of token ids on stdin:
+//	           --checkpoint DIR
+//	plan       estimate the device memory of a configuration and whether it fits:
+//	           --config FILE --devices N --device-memory SIZE [--dtype bf16] [--lora-r R]
 //
 // Run "agentevolver <command> -h" for the flags of a command.
 package main
