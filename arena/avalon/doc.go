@@ -14,7 +14,9 @@
 //     model and never draws a random number;
 //   - the parsers: ParseTeam, ParseVote, ParseTarget and Public, which read
 //     an action out of a free-text reply and cannot be fooled by numbers in
-//     prose, negations or thinking sections;
+//     prose, negations or thinking sections, and ReadQuestion, which reads
+//     back what a seat's prompt asks, for seat models that are not language
+//     models (a person at the arena's web page);
 //   - the game: Play, which runs the engine with one model per seat, shows
 //     each seat only what it may see, re-asks unreadable answers, applies
 //     documented fallbacks and writes a log of typed events as JSON lines.

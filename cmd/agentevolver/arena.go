@@ -20,7 +20,7 @@ import (
 func init() {
 	register(command{
 		name:    "arena",
-		summary: "Avalon tournaments between models with a persistent Elo leaderboard: run | show",
+		summary: "Avalon tournaments between models with a persistent Elo leaderboard: run | show | serve",
 		run:     runArena,
 	})
 }
@@ -30,6 +30,7 @@ const arenaUsage = `Usage:
                           [--players N] [--roles percival,morgana,mordred,oberon] [--seed S]
                           [--workers N] [--log-dir DIR] [--temperature T] [--max-tokens N]
   agentevolver arena show [--db FILE]
+  agentevolver arena serve [--addr HOST:PORT] [--model NAME=SPEC (repeatable)] [--allow-origin PATTERN]
 
 A SPEC is one of
   random[:SEED]           legal random moves (a baseline)
@@ -53,6 +54,8 @@ func runArena(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return runArenaRun(ctx, args[1:], stdout, stderr)
 	case "show":
 		return runArenaShow(args[1:], stdout, stderr)
+	case "serve":
+		return runArenaServe(ctx, args[1:], stdout, stderr)
 	}
 	fmt.Fprint(stderr, arenaUsage)
 	return fmt.Errorf("unknown arena subcommand %q", args[0])

@@ -1,0 +1,270 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/arena/avalon"
+	"github.com/org/agentevolver/llm"
+)
+
+// Game statuses.
+const (
+	StatusRunning  = "running"
+	StatusFinished = "finished"
+	StatusStopped  = "stopped"
+	StatusFailed   = "failed"
+)
+
+// GameInfo describes a game, in the game list and in hello and status
+// messages.
+type GameInfo struct {
+	// ID names the game in URLs.
+	ID string `json:"id"`
+	// Players is the number of seats.
+	Players int `json:"players"`
+	// TeamSizes and FailsNeeded are the quest table of the player count.
+	TeamSizes   []int `json:"team_sizes"`
+	FailsNeeded []int `json:"fails_needed"`
+	// Models names each seat's model ("person" for the person's seat).
+	Models []string `json:"models"`
+	// PersonSeat is the seat a person plays, or -1 (observe mode).
+	PersonSeat int `json:"person_seat"`
+	// Seed is the game seed; it is withheld while a person plays, since
+	// the deal is a function of it.
+	Seed *uint64 `json:"seed,omitempty"`
+	// Status is one of the Status constants; Error explains a failure.
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+	// GoodWins is the winner once finished.
+	GoodWins *bool `json:"good_wins,omitempty"`
+	// Events is the number of events so far.
+	Events int `json:"events"`
+	// Created is when the game was created.
+	Created time.Time `json:"created"`
+}
+
+// PersonModel is the model name of the person's seat in GameInfo.Models.
+const PersonModel = "person"
+
+// game is one game held by the server: its events so far, its open
+// question and its status. Connections follow it by polling under mu and
+// waiting on changed, which is closed (and replaced) on every change, so a
+// slow connection only lags and never blocks the game.
+type game struct {
+	id         string
+	token      string // the person's seat, "" in observe mode
+	seed       uint64
+	setup      avalon.Setup
+	models     []string
+	personSeat int
+	created    time.Time
+	cancel     context.CancelFunc
+	done       chan struct{}
+	viewers    int // guarded by srv.mu
+
+	mu       sync.Mutex
+	events   []avalon.Event
+	log      bytes.Buffer
+	partial  []byte
+	question *pending
+	qid      int
+	status   string
+	err      string
+	goodWins *bool
+	changed  chan struct{}
+}
+
+// pending is the person's open question.
+type pending struct {
+	q      OpenQuestion
+	answer chan string // buffered 1
+}
+
+func (g *game) notifyLocked() {
+	close(g.changed)
+	g.changed = make(chan struct{})
+}
+
+// Write receives the game's JSON-lines log; each complete line is decoded
+// into an event and published.
+func (g *game) Write(b []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.log.Write(b)
+	g.partial = append(g.partial, b...)
+	for {
+		i := bytes.IndexByte(g.partial, '\n')
+		if i < 0 {
+			break
+		}
+		var e avalon.Event
+		if err := json.Unmarshal(g.partial[:i], &e); err != nil {
+			return 0, fmt.Errorf("web: decode game event: %w", err)
+		}
+		g.partial = g.partial[i+1:]
+		g.events = append(g.events, e)
+	}
+	g.notifyLocked()
+	return len(b), nil
+}
+
+func (g *game) info() GameInfo {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.infoLocked()
+}
+
+func (g *game) infoLocked() GameInfo {
+	gi := GameInfo{
+		ID: g.id, Players: g.setup.Players,
+		TeamSizes: g.setup.TeamSize[:], FailsNeeded: g.setup.FailsNeeded[:],
+		Models: g.models, PersonSeat: g.personSeat,
+		Status: g.status, Error: g.err, GoodWins: g.goodWins, Events: len(g.events), Created: g.created,
+	}
+	if g.personSeat < 0 || g.status != StatusRunning {
+		gi.Seed = &g.seed
+	}
+	return gi
+}
+
+func (g *game) finish(res avalon.Result, err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch {
+	case err == nil:
+		g.status = StatusFinished
+		g.goodWins = &res.GoodWins
+	case g.status == StatusStopped:
+	case errors.Is(err, context.Canceled):
+		g.status = StatusStopped
+	default:
+		g.status, g.err = StatusFailed, err.Error()
+	}
+	if g.question != nil {
+		g.question = nil
+	}
+	g.notifyLocked()
+}
+
+func (g *game) stop() {
+	g.mu.Lock()
+	if g.status == StatusRunning {
+		g.status = StatusStopped
+		g.notifyLocked()
+	}
+	g.mu.Unlock()
+	g.cancel()
+}
+
+// answer delivers a person's answer to the open question.
+func (g *game) answer(m ClientMessage) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	p := g.question
+	if p == nil {
+		return fmt.Errorf("%w: no question is open", ErrBadAnswer)
+	}
+	if m.ID != p.q.ID {
+		return fmt.Errorf("%w: question %d is open, not %d", ErrBadAnswer, p.q.ID, m.ID)
+	}
+	text, err := answerText(p.q.Question, m)
+	if err != nil {
+		return err
+	}
+	p.answer <- text // never blocks: buffered 1, and the question closes here
+	g.question = nil
+	g.notifyLocked()
+	return nil
+}
+
+// personSeat is the person's seat: an llm.ChatModel whose Chat shows the
+// question to the person's connections and waits for the answer, without
+// a timeout, until the game's context ends.
+type personSeat struct{ g *game }
+
+var _ llm.ChatModel = personSeat{}
+
+// Chat publishes the question read from messages and waits for the answer.
+func (p personSeat) Chat(ctx context.Context, messages []agentevolver.Message, _ llm.ChatOptions) (llm.Completion, error) {
+	q, err := avalon.ReadQuestion(messages)
+	if err != nil {
+		return llm.Completion{}, fmt.Errorf("web: person seat: %w", err)
+	}
+	g := p.g
+	ch := make(chan string, 1)
+	g.mu.Lock()
+	g.qid++
+	g.question = &pending{q: OpenQuestion{ID: g.qid, Question: q, Prompt: slices.Clone(messages)}, answer: ch}
+	g.notifyLocked()
+	g.mu.Unlock()
+	select {
+	case text := <-ch:
+		return llm.Completion{Message: agentevolver.Message{Role: agentevolver.RoleAssistant, Content: text}, FinishReason: "stop"}, nil
+	case <-ctx.Done():
+		g.mu.Lock()
+		if g.question != nil && g.question.answer == ch {
+			g.question = nil
+			g.notifyLocked()
+		}
+		g.mu.Unlock()
+		return llm.Completion{}, ctx.Err()
+	}
+}
+
+// paced delays each call of an AI seat, so that a game between fast
+// models can be watched.
+type paced struct {
+	inner llm.ChatModel
+	delay time.Duration
+}
+
+func (p paced) Chat(ctx context.Context, messages []agentevolver.Message, opts llm.ChatOptions) (llm.Completion, error) {
+	t := time.NewTimer(p.delay)
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		t.Stop()
+		return llm.Completion{}, ctx.Err()
+	}
+	return p.inner.Chat(ctx, messages, opts)
+}
+
+// viewer is what one connection may see.
+type viewer struct {
+	secrets bool // everything (observers of a game without a person)
+	seat    int  // the person's seat, or -1
+}
+
+// visible returns e as v may see it, or false when v may not see it at
+// all. Public are the table's announcements: discussion, proposals, team
+// votes (votes are open), quest results (the number of fails, not who
+// played them), the assassination and the end (which names every role).
+// The person also sees their own role and knowledge and the moderator's
+// notes on their own answers.
+func (v viewer) visible(e avalon.Event) (avalon.Event, bool) {
+	if v.secrets {
+		return e, true
+	}
+	own := e.Seat != nil && *e.Seat == v.seat && v.seat >= 0
+	switch e.Type {
+	case avalon.EventGameStart:
+		e.Roles, e.Seed = nil, nil
+		return e, true
+	case avalon.EventRole, avalon.EventParseFailure, avalon.EventFallback, avalon.EventCoerced, avalon.EventCall:
+		return e, own
+	case avalon.EventQuest:
+		e.Votes = nil
+		return e, true
+	case avalon.EventDiscussion, avalon.EventTeamProposed, avalon.EventTeamVote, avalon.EventAssassination, avalon.EventGameEnd:
+		return e, true
+	}
+	return e, false
+}

@@ -1,0 +1,545 @@
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/url"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/org/agentevolver/arena"
+	"github.com/org/agentevolver/arena/avalon"
+	"github.com/org/agentevolver/llm"
+)
+
+//go:embed static
+var staticFiles embed.FS
+
+// Defaults of Config's zero fields.
+const (
+	DefaultMaxGames        = 8
+	DefaultMaxKept         = 32
+	DefaultMaxViewers      = 32
+	DefaultMaxMessageBytes = 8 << 10
+	DefaultWriteTimeout    = 10 * time.Second
+	// MaxDelay bounds the per-move delay a new-game request may ask for.
+	MaxDelay = 10 * time.Second
+	// maxRequestBytes bounds a new-game request body.
+	maxRequestBytes = 16 << 10
+	// maxBadMessages is how many bad client messages close a connection.
+	maxBadMessages = 16
+)
+
+// Config configures a Server. The zero value serves the built-in models.
+type Config struct {
+	// Models are the models a new game may seat, by name; nil means
+	// DefaultModels(). Names must be unique and not PersonModel. Each
+	// model may hold several seats of several games at once, so it must be
+	// safe for concurrent use (as every llm.ChatModel is).
+	Models []arena.Entrant
+	// Game is the base configuration of every game; Players and Roles come
+	// from the request, SeatNames from the seating, Logger from here.
+	Game avalon.Config
+	// MaxGames bounds the games running at once; 0 means DefaultMaxGames.
+	MaxGames int
+	// MaxKept bounds the games held (finished ones are dropped oldest
+	// first); 0 means DefaultMaxKept.
+	MaxKept int
+	// MaxViewers bounds the connections to one game; 0 means
+	// DefaultMaxViewers.
+	MaxViewers int
+	// MaxMessageBytes bounds a client WebSocket message; a larger one
+	// closes the connection (status 1009). 0 means DefaultMaxMessageBytes.
+	MaxMessageBytes int
+	// WriteTimeout bounds each write to a connection; a connection that
+	// cannot take a message in time is closed. 0 means DefaultWriteTimeout.
+	WriteTimeout time.Duration
+	// OriginPatterns are the browser origins, besides the server's own
+	// host, allowed to open sockets and create games (path.Match patterns
+	// of host[:port], as in github.com/coder/websocket).
+	OriginPatterns []string
+	// Logger receives connection and game records; nil discards them.
+	Logger *slog.Logger
+}
+
+// DefaultModels are the built-in seat models: the avalon package's
+// baselines under the names of the arena command's specs.
+func DefaultModels() []arena.Entrant {
+	return []arena.Entrant{
+		{Name: "informed", Model: avalon.Random{Informed: true}},
+		{Name: "random", Model: avalon.Random{}},
+		{Name: "saboteur", Model: avalon.Random{FailProb: 1}},
+		{Name: "cautious", Model: avalon.Random{ApproveProb: 0.2, FailProb: -1}},
+	}
+}
+
+// Server serves the arena's web page and its games: an http.Handler with
+//
+//	GET  /                      the game list and new-game form
+//	GET  /game/{id}             a game's page (observe; participate with ?token=)
+//	GET  /static/...            the page's script and style sheet
+//	GET  /api/options           the models and limits the form offers
+//	GET  /api/games             the games held, newest first
+//	POST /api/games             start a game (NewGameRequest) → NewGameResponse
+//	POST /api/games/{id}/stop   stop a running game
+//	GET  /api/games/{id}/log    a game's JSON-lines log (once no person is playing it)
+//	GET  /ws/{id}[?token=]      the game's WebSocket (see the package doc)
+//
+// Games run in the server's goroutines until they end, are stopped or the
+// server is closed. A Server is safe for concurrent use.
+type Server struct {
+	cfg    Config
+	logger *slog.Logger
+	mux    *http.ServeMux
+	models map[string]arena.Entrant
+	names  []string
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu     sync.Mutex
+	games  map[string]*game
+	order  []string // creation order
+	closed bool
+}
+
+// New returns a Server. Close it to stop its games and connections.
+func New(cfg Config) (*Server, error) {
+	if cfg.Models == nil {
+		cfg.Models = DefaultModels()
+	}
+	if cfg.MaxGames <= 0 {
+		cfg.MaxGames = DefaultMaxGames
+	}
+	if cfg.MaxKept <= 0 {
+		cfg.MaxKept = DefaultMaxKept
+	}
+	if cfg.MaxKept < cfg.MaxGames {
+		cfg.MaxKept = cfg.MaxGames
+	}
+	if cfg.MaxViewers <= 0 {
+		cfg.MaxViewers = DefaultMaxViewers
+	}
+	if cfg.MaxMessageBytes <= 0 {
+		cfg.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = DefaultWriteTimeout
+	}
+	for _, p := range cfg.OriginPatterns {
+		if _, err := path.Match(p, ""); err != nil {
+			return nil, fmt.Errorf("%w: origin pattern %q: %w", ErrBadRequest, p, err)
+		}
+	}
+	s := &Server{cfg: cfg, logger: cfg.Logger, models: map[string]arena.Entrant{}, games: map[string]*game{}}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	for _, e := range cfg.Models {
+		if e.Name == "" || e.Name == PersonModel || e.Model == nil {
+			return nil, fmt.Errorf("%w: model %q: want a name other than %q and a model", ErrBadRequest, e.Name, PersonModel)
+		}
+		if _, dup := s.models[e.Name]; dup {
+			return nil, fmt.Errorf("%w: model %q given twice", ErrBadRequest, e.Name)
+		}
+		s.models[e.Name] = e
+		s.names = append(s.names, e.Name)
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	static, err := fs.Sub(staticFiles, "static")
+	if err != nil {
+		return nil, fmt.Errorf("web: embedded files: %w", err)
+	}
+	m := http.NewServeMux()
+	m.HandleFunc("GET /{$}", s.page(static, "index.html"))
+	m.HandleFunc("GET /game/{id}", s.page(static, "game.html"))
+	m.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	m.HandleFunc("GET /api/options", s.handleOptions)
+	m.HandleFunc("GET /api/games", s.handleList)
+	m.HandleFunc("POST /api/games", s.handleCreate)
+	m.HandleFunc("POST /api/games/{id}/stop", s.handleStop)
+	m.HandleFunc("GET /api/games/{id}/log", s.handleLog)
+	m.HandleFunc("GET /ws/{id}", s.handleSocket)
+	s.mux = m
+	return s, nil
+}
+
+// ServeHTTP serves the page, the API and the sockets.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; frame-ancestors 'none'")
+	h.Set("Referrer-Policy", "no-referrer")
+	s.mux.ServeHTTP(w, r)
+}
+
+// Close stops every game, closes every connection and waits for their
+// goroutines; afterwards new games and sockets are refused (503) while the
+// pages and the game list are still served. It returns nil.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.cancel()
+	s.wg.Wait()
+	return nil
+}
+
+func (s *Server) page(static fs.FS, name string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		b, err := fs.ReadFile(static, name)
+		if err != nil {
+			http.Error(w, "page missing", http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		_, _ = w.Write(b)
+	}
+}
+
+// PageOptions is the answer of GET /api/options: what the new-game form
+// offers.
+type PageOptions struct {
+	// Models are the seat models a game may use, by name.
+	Models []string `json:"models"`
+	// MinPlayers and MaxPlayers bound a game's seats.
+	MinPlayers int `json:"min_players"`
+	MaxPlayers int `json:"max_players"`
+	// Roles are the optional roles.
+	Roles []string `json:"roles"`
+	// MaxDelayMS bounds DelayMS.
+	MaxDelayMS int `json:"max_delay_ms"`
+}
+
+func (s *Server) handleOptions(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, PageOptions{Models: s.names, MinPlayers: avalon.MinPlayers, MaxPlayers: avalon.MaxPlayers,
+		Roles: []string{"percival", "morgana", "mordred", "oberon"}, MaxDelayMS: int(MaxDelay / time.Millisecond)})
+}
+
+func (s *Server) handleList(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	gs := make([]*game, 0, len(s.order))
+	for i := len(s.order) - 1; i >= 0; i-- {
+		gs = append(gs, s.games[s.order[i]])
+	}
+	s.mu.Unlock()
+	out := make([]GameInfo, len(gs))
+	for i, g := range gs {
+		out[i] = g.info()
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// NewGameRequest is the body of POST /api/games.
+type NewGameRequest struct {
+	// Players is the number of seats, 5 to 10; 0 means 5.
+	Players int `json:"players"`
+	// Models names each seat's model (one per seat; the person's seat's
+	// entry is ignored). A single name seats that model everywhere.
+	Models []string `json:"models"`
+	// PersonSeat is the seat a person plays (participate mode); nil or -1
+	// means observe mode.
+	PersonSeat *int `json:"person_seat,omitempty"`
+	// Seed is the game seed; nil draws one.
+	Seed *uint64 `json:"seed,omitempty"`
+	// Roles names optional roles: percival, morgana, mordred, oberon.
+	Roles []string `json:"roles,omitempty"`
+	// DelayMS delays each AI move by this many milliseconds, so that a
+	// game can be followed; 0 to MaxDelay.
+	DelayMS int `json:"delay_ms,omitempty"`
+}
+
+// NewGameResponse answers POST /api/games.
+type NewGameResponse struct {
+	// Game describes the new game.
+	Game GameInfo `json:"game"`
+	// Token, in participate mode, is the person's seat: the page connects
+	// with ?token= to play it. Keep it private.
+	Token string `json:"token,omitempty"`
+	// URL is the page to open (with the token in participate mode).
+	URL string `json:"url"`
+}
+
+func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
+	if err := checkOrigin(r, s.cfg.OriginPatterns); err != nil {
+		writeError(w, http.StatusForbidden, err)
+		return
+	}
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+		writeError(w, http.StatusUnsupportedMediaType, fmt.Errorf("%w: want Content-Type application/json", ErrBadRequest))
+		return
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRequestBytes))
+	dec.DisallowUnknownFields()
+	var req NewGameRequest
+	if err := dec.Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, fmt.Errorf("%w: %v", ErrBadRequest, err))
+		return
+	}
+	resp, err := s.Start(req)
+	switch {
+	case errors.Is(err, ErrTooManyGames):
+		writeError(w, http.StatusTooManyRequests, err)
+	case errors.Is(err, ErrClosed):
+		writeError(w, http.StatusServiceUnavailable, err)
+	case err != nil:
+		writeError(w, http.StatusBadRequest, err)
+	default:
+		writeJSON(w, http.StatusCreated, resp)
+	}
+}
+
+// Start starts a game, as POST /api/games does. Errors wrap ErrBadRequest,
+// ErrTooManyGames or ErrClosed.
+func (s *Server) Start(req NewGameRequest) (NewGameResponse, error) {
+	if req.Players == 0 {
+		req.Players = avalon.DefaultPlayers
+	}
+	setup, err := avalon.SetupFor(req.Players)
+	if err != nil {
+		return NewGameResponse{}, fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	var roles avalon.Roles
+	for _, name := range req.Roles {
+		switch name {
+		case "percival":
+			roles.Percival = true
+		case "morgana":
+			roles.Morgana = true
+		case "mordred":
+			roles.Mordred = true
+		case "oberon":
+			roles.Oberon = true
+		default:
+			return NewGameResponse{}, fmt.Errorf("%w: unknown role %q", ErrBadRequest, clip(name, 32))
+		}
+	}
+	if _, err := roles.Cast(setup); err != nil {
+		return NewGameResponse{}, fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	person := -1
+	if req.PersonSeat != nil {
+		person = *req.PersonSeat
+	}
+	if person < -1 || person >= req.Players {
+		return NewGameResponse{}, fmt.Errorf("%w: person seat %d of %d players", ErrBadRequest, person, req.Players)
+	}
+	names := req.Models
+	if len(names) == 1 {
+		names = slices.Repeat(names, req.Players)
+	}
+	if len(names) != req.Players {
+		return NewGameResponse{}, fmt.Errorf("%w: %d models for %d players", ErrBadRequest, len(names), req.Players)
+	}
+	if req.DelayMS < 0 || time.Duration(req.DelayMS)*time.Millisecond > MaxDelay {
+		return NewGameResponse{}, fmt.Errorf("%w: delay %d ms (0 to %d)", ErrBadRequest, req.DelayMS, MaxDelay/time.Millisecond)
+	}
+	g := &game{setup: setup, personSeat: person, created: time.Now().UTC(), status: StatusRunning,
+		changed: make(chan struct{}), done: make(chan struct{}), models: make([]string, req.Players)}
+	seats := make([]llm.ChatModel, req.Players)
+	for i, n := range names {
+		if i == person {
+			g.models[i] = PersonModel
+			seats[i] = personSeat{g}
+			continue
+		}
+		e, ok := s.models[n]
+		if !ok {
+			return NewGameResponse{}, fmt.Errorf("%w: seat %d: unknown model %q", ErrBadRequest, i, clip(n, 64))
+		}
+		g.models[i] = e.Name
+		seats[i] = e.Model
+		if req.DelayMS > 0 {
+			seats[i] = paced{e.Model, time.Duration(req.DelayMS) * time.Millisecond}
+		}
+	}
+	if req.Seed != nil {
+		g.seed = *req.Seed
+	} else {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		for _, c := range b {
+			g.seed = g.seed<<8 | uint64(c)
+		}
+	}
+	g.id = randomHex(6)
+	if person >= 0 {
+		g.token = randomHex(16)
+	}
+	cfg := s.cfg.Game
+	cfg.Players, cfg.Roles, cfg.SeatNames = req.Players, roles, g.models
+	cfg.Logger = s.logger.With("game", g.id)
+
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return NewGameResponse{}, ErrClosed
+	}
+	running := 0
+	for _, other := range s.games {
+		if other.info().Status == StatusRunning {
+			running++
+		}
+	}
+	if running >= s.cfg.MaxGames {
+		s.mu.Unlock()
+		return NewGameResponse{}, fmt.Errorf("%w: %d", ErrTooManyGames, running)
+	}
+	s.evictLocked()
+	ctx, cancel := context.WithCancel(s.ctx)
+	g.cancel = cancel
+	s.games[g.id] = g
+	s.order = append(s.order, g.id)
+	s.wg.Add(1)
+	s.mu.Unlock()
+
+	go func() {
+		defer s.wg.Done()
+		defer close(g.done)
+		defer cancel()
+		res, err := playSafely(ctx, cfg, g.seed, seats, g)
+		g.finish(res, err)
+		if err != nil {
+			s.logger.Info("arena web: game ended early", "game", g.id, "err", err)
+		} else {
+			s.logger.Info("arena web: game finished", "game", g.id, "good_wins", res.GoodWins)
+		}
+	}()
+	resp := NewGameResponse{Game: g.info(), Token: g.token, URL: "/game/" + g.id}
+	if g.token != "" {
+		resp.URL += "?token=" + g.token
+	}
+	return resp, nil
+}
+
+// playSafely plays a game and turns a panic (in a user's model, say) into
+// an error.
+func playSafely(ctx context.Context, cfg avalon.Config, seed uint64, seats []llm.ChatModel, g *game) (res avalon.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("web: game panicked: %v", p)
+		}
+	}()
+	return avalon.Play(ctx, cfg, seed, seats, g)
+}
+
+// evictLocked drops the oldest finished games beyond MaxKept-1.
+func (s *Server) evictLocked() {
+	for len(s.order) >= s.cfg.MaxKept {
+		idx := -1
+		for i, id := range s.order {
+			if s.games[id].info().Status != StatusRunning && s.games[id].viewers == 0 {
+				idx = i
+				break
+			}
+		}
+		if idx < 0 {
+			return
+		}
+		delete(s.games, s.order[idx])
+		s.order = slices.Delete(s.order, idx, idx+1)
+	}
+}
+
+func (s *Server) lookup(id string) (*game, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, ok := s.games[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrNoGame, clip(id, 32))
+	}
+	return g, nil
+}
+
+func (s *Server) handleStop(w http.ResponseWriter, r *http.Request) {
+	if err := checkOrigin(r, s.cfg.OriginPatterns); err != nil {
+		writeError(w, http.StatusForbidden, err)
+		return
+	}
+	g, err := s.lookup(r.PathValue("id"))
+	if err != nil {
+		writeError(w, http.StatusNotFound, err)
+		return
+	}
+	g.stop()
+	<-g.done
+	writeJSON(w, http.StatusOK, g.info())
+}
+
+func (s *Server) handleLog(w http.ResponseWriter, r *http.Request) {
+	g, err := s.lookup(r.PathValue("id"))
+	if err != nil {
+		writeError(w, http.StatusNotFound, err)
+		return
+	}
+	g.mu.Lock()
+	hidden := g.personSeat >= 0 && g.status == StatusRunning
+	b := slices.Clone(g.log.Bytes())
+	g.mu.Unlock()
+	if hidden {
+		writeError(w, http.StatusForbidden, errors.New("web: the log holds the deal; it is shown once the person's game is over"))
+		return
+	}
+	w.Header().Set("Content-Type", "application/jsonl; charset=utf-8")
+	_, _ = w.Write(b)
+}
+
+// checkOrigin allows requests without an Origin (not from a browser) and
+// browser requests from the server's own host or an allowed pattern.
+func checkOrigin(r *http.Request, patterns []string) error {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return nil
+	}
+	u, err := url.Parse(origin)
+	if err == nil && strings.EqualFold(u.Host, r.Host) {
+		return nil
+	}
+	if err == nil && u.Host != "" {
+		for _, p := range patterns {
+			target := u.Host
+			if strings.Contains(p, "://") {
+				target = u.Scheme + "://" + u.Host
+			}
+			if ok, _ := path.Match(strings.ToLower(p), strings.ToLower(target)); ok {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("%w: origin %q not allowed", ErrBadRequest, clip(origin, 64))
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func tokenMatches(got, want string) bool {
+	return want != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, code int, err error) {
+	writeJSON(w, code, map[string]string{"error": err.Error()})
+}
