@@ -26,6 +26,9 @@ type kvMerge func(layer int, k, v *graph.Node) (kAll, vAll *graph.Node)
 // (int32) with the additive attention bias [B,1,T,1,Tk], and returns the
 // hidden states [B,T,D] before the final norm, plus each block's keys
 // [B,KV,Tk,hd] and values [B,KV,hd,Tk] as merge returned them. The
+// hidden states, keys and values are float32 in every compute dtype; with
+// bfloat16 (Options.ComputeDType) merge receives float32 keys and values
+// and must return float32 ones. The
 // projections include their LoRA adapters when ctx has them (AddLoRA) and
 // does not have them off (AdaptersOff).
 func (m *Model) forward(ctx *mlctx.Context, ids, positions, bias *graph.Node, merge kvMerge) (h *graph.Node, ks, vs []*graph.Node) {
@@ -35,39 +38,59 @@ func (m *Model) forward(ctx *mlctx.Context, ids, positions, bias *graph.Node, me
 	// Broadcast what every layer shares once, not once per layer: the
 	// pure-Go backend materialises each implicit broadcast.
 	cos, sin := m.rotaryTables(positions)
+	// With mixed precision (Options.ComputeDType) the residual stream h,
+	// the norms and the softmax stay float32; what the blocks compute in
+	// between is converted to the compute dtype and back. In float32 every
+	// conversion below adds no node.
+	cos, sin = m.toCompute(cos), m.toCompute(sin)
 	headsCos, headsSin := broadcastHeads(cos, c.NumAttentionHeads), broadcastHeads(sin, c.NumAttentionHeads)
 	kvCos, kvSin := broadcastHeads(cos, c.NumKeyValueHeads), broadcastHeads(sin, c.NumKeyValueHeads)
-	rotate := rotateHalfMatrix(g, c.HeadDim)
+	rotate := m.toCompute(rotateHalfMatrix(g, c.HeadDim))
 	bias = broadcastBias(bias, c.NumKeyValueHeads, c.NumAttentionHeads/c.NumKeyValueHeads)
 	ks, vs = make([]*graph.Node, c.NumHiddenLayers), make([]*graph.Node, c.NumHiddenLayers)
 	lora := m.loraFor(ctx, g) // nil without LoRA adapters (or with them off)
+	project := m.project
+	if m.mixed() {
+		project = m.mixedProject
+	}
 	for i := range c.NumHiddenLayers {
 		p := layerPrefix(i)
 		w := func(name string) *graph.Node { return m.weight(ctx, g, p+name) }
-		x := rmsNorm(h, w("input_layernorm.weight"), c.RMSNormEps)
-		q := m.project(ctx, lora, x, p+"self_attn.q_proj", true)
-		k := m.project(ctx, lora, x, p+"self_attn.k_proj", true)
-		v := m.project(ctx, lora, x, p+"self_attn.v_proj", true)
+		x := m.toCompute(rmsNorm(h, w("input_layernorm.weight"), c.RMSNormEps))
+		q := project(ctx, lora, x, p+"self_attn.q_proj", true)
+		k := project(ctx, lora, x, p+"self_attn.k_proj", true)
+		v := project(ctx, lora, x, p+"self_attn.v_proj", true)
 		q = applyRotary(splitHeads(q, c.NumAttentionHeads), headsCos, headsSin, rotate)
 		k = applyRotary(splitHeads(k, c.NumKeyValueHeads), kvCos, kvSin, rotate)
 		k = graph.TransposeAllAxes(k, 0, 2, 1, 3)                                 // [B,KV,T,hd]
 		v = graph.TransposeAllAxes(splitHeads(v, c.NumKeyValueHeads), 0, 2, 3, 1) // [B,KV,hd,T]
+		// The KV cache is float32 whatever the compute dtype (the decoders
+		// allocate it so): convert the new keys and values before merging
+		// and the merged ones back for attention. Without merge the
+		// float32 copies are outputs only (prefill's cache).
 		if merge != nil {
-			k, v = merge(i, k, v)
+			k, v = merge(i, convertTo(k, dtypes.Float32), convertTo(v, dtypes.Float32))
+			ks[i], vs[i] = k, v
+			k, v = m.toCompute(k), m.toCompute(v)
+		} else {
+			ks[i], vs[i] = convertTo(k, dtypes.Float32), convertTo(v, dtypes.Float32)
 		}
-		ks[i], vs[i] = k, v
 		a := attention(q, k, v, bias)
-		h = graph.Add(h, m.project(ctx, lora, a, p+"self_attn.o_proj", false))
-		x = rmsNorm(h, w("post_attention_layernorm.weight"), c.RMSNormEps)
-		gate := m.project(ctx, lora, x, p+"mlp.gate_proj", false)
-		up := m.project(ctx, lora, x, p+"mlp.up_proj", false)
-		h = graph.Add(h, m.project(ctx, lora, graph.Mul(silu(gate), up), p+"mlp.down_proj", false))
+		h = graph.Add(h, convertTo(project(ctx, lora, a, p+"self_attn.o_proj", false), h.DType()))
+		x = m.toCompute(rmsNorm(h, w("post_attention_layernorm.weight"), c.RMSNormEps))
+		gate := project(ctx, lora, x, p+"mlp.gate_proj", false)
+		up := project(ctx, lora, x, p+"mlp.up_proj", false)
+		h = graph.Add(h, convertTo(project(ctx, lora, graph.Mul(silu(gate), up), p+"mlp.down_proj", false), h.DType()))
 	}
 	return h, ks, vs
 }
 
 // logits applies the final norm and the output head to hidden states
-// [..., D], giving [..., V].
+// [..., D], giving [..., V]. Both run in float32 in every compute dtype:
+// the head's logits feed log-probs and sampling, and rounding them to
+// bfloat16 would shift large logits by up to 1/16 nat (MiniMax-M1
+// reported the same: an FP32 head made training and rollout
+// probabilities agree).
 func (m *Model) logits(ctx *mlctx.Context, h *graph.Node) *graph.Node {
 	g := h.Graph()
 	h = rmsNorm(h, m.weight(ctx, g, "model.norm.weight"), m.cfg.RMSNormEps)
@@ -155,8 +178,9 @@ func attention(q, k, v, bias *graph.Node) *graph.Node {
 	q = graph.Reshape(q, b, tq, kvHeads, group, hd)
 	q = graph.MulScalar(graph.TransposeAllAxes(q, 0, 2, 1, 3, 4), 1/math.Sqrt(float64(hd))) // [B,KV,Tq,G,hd]
 	scores := dotGeneral(q, []int{4}, []int{0, 1}, k, []int{3}, []int{0, 1})                // [B,KV,Tq,G,Tk]
-	probs := graph.Softmax(graph.Add(scores, bias), -1)
-	out := dotGeneral(probs, []int{4}, []int{0, 1}, v, []int{3}, []int{0, 1}) // [B,KV,Tq,G,hd]
+	// The softmax runs in the bias's float32 whatever the compute dtype.
+	probs := graph.Softmax(graph.Add(convertTo(scores, bias.DType()), bias), -1)
+	out := dotGeneral(convertTo(probs, v.DType()), []int{4}, []int{0, 1}, v, []int{3}, []int{0, 1}) // [B,KV,Tq,G,hd]
 	out = graph.TransposeAllAxes(out, 0, 2, 1, 3, 4)
 	return graph.Reshape(out, b, tq, heads*hd)
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
@@ -20,6 +21,19 @@ type Options struct {
 	Backend backends.Backend
 	// Logger receives compile and load events; nil discards them.
 	Logger *slog.Logger
+	// ComputeDType is the dtype of the decoder blocks' computation:
+	// dtypes.Float32 (the zero value means it) or dtypes.BFloat16 for mixed
+	// precision. With bfloat16 the weights stay float32 variables (the
+	// master weights an optimiser updates) and are converted to bfloat16
+	// where a block uses them, so gradients flow back through the
+	// conversions into float32; the projections, attention products, rotary
+	// embedding and MLP run in bfloat16, while the residual stream, every
+	// RMSNorm, the attention softmax, the output head and the log-softmax
+	// stay float32, and so do the KV cache and every result (logits,
+	// log-probs). New and Load check that the backend runs bfloat16 first
+	// (CheckComputeDType) and fail with ErrUnsupportedDType otherwise. See
+	// ParseComputeDType for the configuration spellings.
+	ComputeDType dtypes.DType
 }
 
 // Model is a Qwen2-family decoder: its configuration, its weights as
@@ -31,6 +45,7 @@ type Model struct {
 	backend backends.Backend
 	logger  *slog.Logger
 	vars    *mlctx.Context
+	dtype   dtypes.DType // compute dtype: Float32 or BFloat16
 
 	mu   sync.Mutex // serialises executions and guards the lazily built executables below
 	exec executables
@@ -77,6 +92,13 @@ func newModel(cfg Config, weights map[string]*tensors.Tensor, opts Options) (m *
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	dtype, err := computeDTypeOf(opts.ComputeDType)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckComputeDType(backend, dtype); err != nil {
+		return nil, err
+	}
 	defer recoverGraphError(&err, "creating variables")
 	vars := mlctx.New()
 	full := cfg.withDefaults()
@@ -88,7 +110,7 @@ func newModel(cfg Config, weights map[string]*tensors.Tensor, opts Options) (m *
 		scope, name := variableScope(s.name)
 		vars.InAbsPath(scope).VariableWithValue(name, t)
 	}
-	return &Model{cfg: full, backend: backend, logger: logger, vars: vars}, nil
+	return &Model{cfg: full, backend: backend, logger: logger, vars: vars, dtype: dtype}, nil
 }
 
 // Config returns the model's configuration with defaults filled in.
@@ -139,7 +161,7 @@ func recoverGraphError(err *error, what string) {
 		return
 	}
 	if e, ok := r.(error); ok {
-		for _, sentinel := range []error{ErrMissingTensor, ErrTensorMismatch, ErrBadInput, ErrBadConfig} {
+		for _, sentinel := range []error{ErrMissingTensor, ErrTensorMismatch, ErrBadInput, ErrBadConfig, ErrUnsupportedDType} {
 			if errors.Is(e, sentinel) {
 				*err = e
 				return

@@ -416,7 +416,9 @@ func (r *run) loadReference(ctx context.Context) error {
 	if err := verifyManifest(dir); err != nil && !errors.Is(err, errNoManifest) {
 		return fmt.Errorf("trainer: reference policy in %s: %w", dir, err)
 	}
-	m, err := model.Load(ctx, dir, model.Options{Backend: r.backend, Logger: r.log})
+	// The reference computes in the policy's dtype, as it did before the
+	// resume (a fresh run's reference is a copy of the policy model).
+	m, err := model.Load(ctx, dir, model.Options{Backend: r.backend, Logger: r.log, ComputeDType: r.m.ComputeDType()})
 	if err != nil {
 		return fmt.Errorf("trainer: load reference: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/goccy/go-yaml"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 
 	"github.com/org/agentevolver/attribution"
 	"github.com/org/agentevolver/contextmgr"
@@ -452,7 +453,20 @@ type ActorConfig struct {
 	// LoRA trains low-rank adapters instead of the whole policy
 	// (actor.lora; off by default).
 	LoRA LoRAConfig `yaml:"lora"`
+	// DType is the compute precision of the policy (actor.dtype), for
+	// training, old and reference log-probs and rollouts alike: "float32"
+	// (the default; "" means it) or "bfloat16" ("bf16"), mixed precision:
+	// the decoder blocks compute in bfloat16 while the weights, their
+	// gradients and the AdamW moments stay float32, and so do the norms,
+	// softmaxes, output head, log-probs and loss (see
+	// model.Options.ComputeDType). Setup fails with
+	// model.ErrUnsupportedDType, before any training, when the backend
+	// cannot run bfloat16.
+	DType string `yaml:"dtype"`
 }
+
+// computeDType is actor.dtype as a model compute dtype.
+func (a ActorConfig) computeDType() (dtypes.DType, error) { return model.ParseComputeDType(a.DType) }
 
 // LoRAConfig is actor.lora: low-rank adapters with PEFT's settings and
 // names (see model.LoRAConfig). With R > 0 the policy's weights are frozen
@@ -887,6 +901,9 @@ func (c Config) Validate() error {
 	check(c.Actor.LR > 0, "actor.lr must be > 0")
 	check(c.Actor.PPOEpochs > 0, "actor.ppo_epochs must be > 0")
 	check(c.Actor.LRWarmupSteps >= 0, "actor.lr_warmup_steps < 0")
+	if _, err := c.Actor.computeDType(); err != nil {
+		errs = append(errs, "actor.dtype: "+err.Error())
+	}
 	errs = append(errs, c.Actor.LoRA.problems()...)
 	errs = append(errs, c.Rollout.remoteProblems(c.Actor.LoRA)...)
 	check(c.Actor.PPOMiniBatchSize >= 0 && c.Actor.MicroBatchSize >= 0, "actor batch sizes must be >= 0")

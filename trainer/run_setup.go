@@ -257,9 +257,14 @@ func loadTokenizer(ctx context.Context, cfg Config, env *environment, resume boo
 }
 
 // newPolicyModel loads cfg.Model.Path or initialises a new model with
-// cfg.Model.Shape over tok's vocabulary.
+// cfg.Model.Shape over tok's vocabulary, computing in actor.dtype (the
+// model checks that the backend runs it).
 func newPolicyModel(ctx context.Context, cfg Config, tok tokenizer.Tokenizer, backend backends.Backend) (*model.Model, error) {
-	opts := model.Options{Backend: backend}
+	dtype, err := cfg.Actor.computeDType()
+	if err != nil {
+		return nil, fmt.Errorf("%w: actor.dtype: %w", ErrConfig, err)
+	}
+	opts := model.Options{Backend: backend, ComputeDType: dtype}
 	if cfg.Model.Path != "" {
 		m, err := model.Load(ctx, cfg.Model.Path, opts)
 		if err != nil {
