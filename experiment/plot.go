@@ -22,7 +22,9 @@ const (
 // its successful runs aligned by step (a run that lacks a step is left out
 // of that step), with a shaded band from the minimum to the maximum over
 // those runs, and writes the PNG to path atomically. The value axis spans
-// [0, 1]. It returns an error wrapping [ErrNoData] when no arm has a
+// [0, 1], or [0, top] for a comparison whose values all stay below one
+// half (top a round number above the largest), so that small success
+// rates do not lie flat on the axis. It returns an error wrapping [ErrNoData] when no arm has a
 // successful run with a validation point.
 func WritePlot(path string, c Comparison) error {
 	p, err := comparisonPlot(c)
@@ -43,6 +45,10 @@ func comparisonPlot(c Comparison) (*plot.Plot, error) {
 	p := runlog.NewPlot(title, "RL step", ValSuccessMetric)
 	p.Y.Min, p.Y.Max = 0, 1
 	p.Y.Tick.Marker = runlog.UnitTicks{}
+	if top := valueAxisTop(c); top < 1 {
+		p.Y.Max = top
+		p.Y.Tick.Marker = plot.DefaultTicks{}
+	}
 	drawn := 0
 	for i, a := range c.Arms {
 		pts := a.meanCurve()
@@ -87,6 +93,24 @@ func comparisonPlot(c Comparison) (*plot.Plot, error) {
 		return nil, fmt.Errorf("%w (experiment %s)", ErrNoData, c.Name)
 	}
 	return p, nil
+}
+
+// valueAxisTop returns the top of the value axis: 1, or for a comparison
+// whose largest value (band maxima included) is below 0.5 the smallest of
+// 0.01, 0.02, 0.05, 0.1, 0.2 and 0.5 at least 15% above it.
+func valueAxisTop(c Comparison) float64 {
+	largest := 0.0
+	for _, a := range c.Arms {
+		for _, pt := range a.meanCurve() {
+			largest = max(largest, pt.Max)
+		}
+	}
+	for _, top := range []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5} {
+		if largest*1.15 <= top {
+			return top
+		}
+	}
+	return 1
 }
 
 // translucent returns c with alpha a.

@@ -260,3 +260,28 @@ func TestWritePlot(t *testing.T) {
 		t.Errorf("a plot without data was written")
 	}
 }
+
+func TestValueAxisTop(t *testing.T) {
+	arm := func(vs ...float64) ArmResult {
+		var pts []Point
+		for i, v := range vs {
+			pts = append(pts, Point{Step: int64(i), Value: v})
+		}
+		return ArmResult{Seeds: []SeedResult{{Seed: 1, Final: fp(vs[len(vs)-1]), ValSuccess: pts}}}
+	}
+	for _, tt := range []struct {
+		vs   []float64
+		want float64
+	}{
+		{[]float64{0.005, 0.008}, 0.01},
+		{[]float64{0.01, 0.028}, 0.05},
+		{[]float64{0.09}, 0.2},
+		{[]float64{0.3, 0.45}, 1},
+		{[]float64{0.7, 0.81}, 1},
+		{[]float64{0, 0}, 0.01},
+	} {
+		if got := valueAxisTop(Comparison{Arms: []ArmResult{arm(tt.vs...)}}); got != tt.want {
+			t.Errorf("valueAxisTop(%v) = %v, want %v", tt.vs, got, tt.want)
+		}
+	}
+}
