@@ -18,13 +18,15 @@
 //	tokenize   print the token ids of stdin: --tokenizer DIR|byte [--chat]
 //	experiment run every arm x seed of an experiment file and compare them:
 //	           --config FILE [--quick] [--out DIR]
-//	bench      throughput of train, logprob or generate: --model tiny|small
+//	bench      throughput of train, logprob or generate (--model tiny|small), or of
+//	           rollouts: bench rollout [--baseline]
 //	export     write a policy as a Hugging Face Qwen2 directory that vLLM serves:
 //	           --checkpoint DIR --out DIR [--dtype bf16|f32] [--tokenizer DIR]
 //	score      print {"logprobs": [...]} for a JSON list of token ids on stdin:
 //	           --checkpoint DIR
 //	plan       estimate the device memory of a configuration and whether it fits:
 //	           --config FILE --devices N --device-memory SIZE [--dtype bf16] [--lora-r R]
+//	arena      Avalon tournaments and the web page: arena run|show|serve
 //
 // Run "agentevolver <command> -h" for the flags of a command.
 package main
