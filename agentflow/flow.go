@@ -296,7 +296,13 @@ func (f *Flow) loop(ctx context.Context, cm contextmgr.ContextManager, instanceI
 			// terminated, as if the task were done, and trained on it.
 			return stepFailure(step, fmt.Errorf("env step: %w", err))
 		}
-		if err := cm.RecordEnv(Observation(result, f.MaxObservationBytes)); err != nil {
+		if sr, ok := cm.(contextmgr.StateRecorder); ok {
+			// The environment's state is the next prompt (per_call).
+			err = sr.RecordState(result.State)
+		} else {
+			err = cm.RecordEnv(Observation(result, f.MaxObservationBytes))
+		}
+		if err != nil {
 			return err
 		}
 		traj.IsTerminated = result.IsTerminated

@@ -57,6 +57,8 @@ const (
 	StrategySelfClip = "context_selfclip"
 	// StrategyMemory selects Memory.
 	StrategyMemory = "memory"
+	// StrategyPerCall selects PerCall.
+	StrategyPerCall = "per_call"
 )
 
 // Errors callers can test with errors.Is.
@@ -183,7 +185,8 @@ type Config struct {
 }
 
 // New returns the strategy named name (StrategyLinear, StrategyLinearThink,
-// StrategySelfClip, StrategyMemory; empty means StrategyLinear).
+// StrategySelfClip, StrategyMemory, StrategyPerCall; empty means
+// StrategyLinear).
 func New(name string, cfg Config) (ContextManager, error) {
 	switch name {
 	case "", StrategyLinear:
@@ -194,6 +197,8 @@ func New(name string, cfg Config) (ContextManager, error) {
 		return NewSelfContextClip(cfg)
 	case StrategyMemory:
 		return NewMemory(cfg)
+	case StrategyPerCall:
+		return NewPerCall(cfg)
 	}
 	return nil, fmt.Errorf("%w: unknown strategy %q", ErrConfig, name)
 }

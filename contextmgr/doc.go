@@ -10,7 +10,7 @@
 // policy's own tokens carry loss; environment observations, initial messages
 // and chat-template headers do not.
 //
-// Four strategies are provided:
+// Five strategies are provided:
 //
 //   - Linear: the whole conversation is the prompt of the next turn and one
 //     Sample covers the episode (the reference's default "linear" template).
@@ -22,6 +22,10 @@
 //     keep, remove or compress ("context_selfclip").
 //   - Memory: the policy keeps a running memory of its steps in four
 //     markdown sections; prompts carry the memory instead of the full history.
+//   - PerCall: the environment builds every prompt (its step state, taken
+//     whole through StateRecorder) and every model call becomes its own
+//     Sample ("per_call", the reference's AgentscopeCMT for the arena's
+//     games).
 //
 // When the policy reports the ids of the tokens it sampled
 // (llm.Completion.TokenIDs), the manager splices exactly those ids into the

@@ -204,6 +204,55 @@ type EnvConfig struct {
 	// MCP configures the built-in mcp environment (any MCP server and a
 	// task file), read by its factory alike.
 	MCP MCPConfig `yaml:"mcp"`
+	// Avalon configures the built-in avalon environment (one seat of The
+	// Resistance: Avalon trained against fixed models), read by its
+	// factory alike.
+	Avalon AvalonConfig `yaml:"avalon"`
+}
+
+// AvalonConfig mirrors avalon.EnvConfig (package arena/avalon); zero
+// values are the environment's defaults. Train it with
+// rollout.context_template per_call and rollout.max_steps above a game's
+// calls.
+type AvalonConfig struct {
+	// Players is the player count of every game, 5 to 10 (0: 5).
+	Players int `yaml:"players"`
+	// Seat is the trained seat: "" or "any" draws it per task, a number
+	// fixes it.
+	Seat string `yaml:"seat"`
+	// Role, when set (Merlin, Servant, Assassin, ...), trains the seat
+	// dealt that role instead.
+	Role string `yaml:"role"`
+	// Opponents are the models of the other seats: one name for all, or
+	// one per other seat; the baselines "random", "informed", "saboteur"
+	// and "cautious" are built in, and Snapshots adds more (empty:
+	// informed).
+	Opponents []string `yaml:"opponents"`
+	// Snapshots are opponent models loaded from saved policy directories
+	// (a run's final/ or reference/, a checkpoint's model/, holding their
+	// tokenizer.json), by the name Opponents uses: the policy against
+	// earlier snapshots of itself.
+	Snapshots map[string]string `yaml:"snapshots"`
+	// OpponentMaxTokens bounds a snapshot opponent's reply (0: 256);
+	// OpponentTemperature is its sampling temperature (0: greedy).
+	OpponentMaxTokens   int     `yaml:"opponent_max_tokens"`
+	OpponentTemperature float64 `yaml:"opponent_temperature"`
+	// Percival, Morgana, Mordred and Oberon add the optional roles.
+	Percival bool `yaml:"percival"`
+	Morgana  bool `yaml:"morgana"`
+	Mordred  bool `yaml:"mordred"`
+	Oberon   bool `yaml:"oberon"`
+	// MaxRetries is how often an unreadable answer is asked again before
+	// the fallback (0: 2; negative: never).
+	MaxRetries int `yaml:"max_retries"`
+	// MaxHistoryBytes bounds the history shown in one prompt (0: 48 KiB).
+	MaxHistoryBytes int `yaml:"max_history_bytes"`
+	// Seed selects the task seeds; TrainSize, ValSize and TestSize are the
+	// split sizes (0: 256, 32, 32).
+	Seed      uint64 `yaml:"seed"`
+	TrainSize int    `yaml:"train_size"`
+	ValSize   int    `yaml:"val_size"`
+	TestSize  int    `yaml:"test_size"`
 }
 
 // MCPConfig mirrors mcp.Config (package envs/mcp): the server, as a
@@ -343,7 +392,8 @@ type RolloutConfig struct {
 	ValTemperature float64 `yaml:"val_temperature"`
 	// ContextTemplate is the context manager of every episode, by the
 	// reference's names: "linear" (the default), "linear_think",
-	// "context_selfclip" or "memory".
+	// "context_selfclip" or "memory", or "per_call" (one sample per model
+	// call, the environment's state as each prompt: the arena games).
 	ContextTemplate string `yaml:"context_template"`
 	// UseQwen3 appends "/no_think" to the task and to observations, the
 	// Qwen3 switch that turns thinking off (rollout.use_qwen3).
@@ -353,6 +403,7 @@ type RolloutConfig struct {
 	LinearThink LinearThinkConfig `yaml:"linear_think"`
 	SelfClip    SelfClipConfig    `yaml:"context_selfclip"`
 	Memory      MemoryConfig      `yaml:"memory"`
+	PerCall     PerCallConfig     `yaml:"per_call"`
 	// Engine samples the rollouts: EngineLocal ("local", the default; ""
 	// too), the in-process policy, or EngineRemote ("remote"),
 	// OpenAI-compatible servers configured by Remote, which needs
@@ -404,6 +455,29 @@ type SelfClipConfig struct {
 type MemoryConfig struct {
 	// MaxSamples bounds an episode's samples (0: 30).
 	MaxSamples int `yaml:"max_sample_per_task"`
+}
+
+// Values of PerCallConfig.GroupWeighting.
+const (
+	// GroupWeightingEpisode computes GRPO statistics over episodes and
+	// weights each episode equally (see ComputeEpisodeGRPOAdvantages).
+	GroupWeightingEpisode = "episode"
+	// GroupWeightingCall is the reference's: every call-sample is a row
+	// of its task's group, so long episodes weigh more (§1.9.8).
+	GroupWeightingCall = "call"
+)
+
+// PerCallConfig configures the per_call context manager: one sample per
+// model call, the environment's state as the prompt (the reference's
+// AgentscopeCMT).
+type PerCallConfig struct {
+	// MaxSamples bounds an episode's samples (max_sample_per_task; 0: no
+	// bound).
+	MaxSamples int `yaml:"max_sample_per_task"`
+	// GroupWeighting is how an episode's call-samples enter GRPO:
+	// GroupWeightingEpisode ("episode", the default; "" means it) or
+	// GroupWeightingCall ("call", the reference's).
+	GroupWeighting string `yaml:"group_weighting"`
 }
 
 // Values of ActorConfig.OffPolicyOldLogProbs.
@@ -865,11 +939,13 @@ func (c Config) Validate() error {
 	check(c.Env.Type != "" || c.Env.URL == "", "env.type is required with env.url")
 	check(c.Trainer.MaxFailedRatio >= 0 && c.Trainer.MaxFailedRatio <= 1, "trainer.max_failed_ratio %v not in [0, 1]", c.Trainer.MaxFailedRatio)
 	check(c.Data.MaxDifficulty >= 0, "data.max_difficulty %d < 0", c.Data.MaxDifficulty)
+	check(slices.Contains([]string{"", GroupWeightingEpisode, GroupWeightingCall}, c.Rollout.PerCall.GroupWeighting),
+		"rollout.per_call.group_weighting %q: want %s or %s", c.Rollout.PerCall.GroupWeighting, GroupWeightingEpisode, GroupWeightingCall)
 	switch c.Rollout.ContextTemplate {
-	case "", contextmgr.StrategyLinear, contextmgr.StrategyLinearThink, contextmgr.StrategySelfClip, contextmgr.StrategyMemory:
+	case "", contextmgr.StrategyLinear, contextmgr.StrategyLinearThink, contextmgr.StrategySelfClip, contextmgr.StrategyMemory, contextmgr.StrategyPerCall:
 	default:
-		errs = append(errs, fmt.Sprintf("rollout.context_template %q: want %s, %s, %s or %s", c.Rollout.ContextTemplate,
-			contextmgr.StrategyLinear, contextmgr.StrategyLinearThink, contextmgr.StrategySelfClip, contextmgr.StrategyMemory))
+		errs = append(errs, fmt.Sprintf("rollout.context_template %q: want %s, %s, %s, %s or %s", c.Rollout.ContextTemplate,
+			contextmgr.StrategyLinear, contextmgr.StrategyLinearThink, contextmgr.StrategySelfClip, contextmgr.StrategyMemory, contextmgr.StrategyPerCall))
 	}
 	for _, p := range []struct{ key, value string }{
 		{"rollout.linear_think.think_preference", c.Rollout.LinearThink.ThinkPreference},

@@ -545,6 +545,8 @@ func (r *run) contextConfig(policy llm.ChatModel) contextmgr.Config {
 		c.ForceThink, c.ThinkPreference = sc.ForceThink, sc.ThinkPreference
 	case contextmgr.StrategyMemory:
 		c.MaxSamples = ro.Memory.MaxSamples
+	case contextmgr.StrategyPerCall:
+		c.MaxSamples = ro.PerCall.MaxSamples
 	}
 	return c
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/agentflow"
+	"github.com/org/agentevolver/contextmgr"
 )
 
 // envTaskSource draws training tasks from the environment's split:
@@ -203,8 +204,23 @@ func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sampl
 	}
 	rewards := placeRewards(p.RespLen, len(p.LossMask[0]), outcomes)
 	groups, numGroups := GroupIndex(keys)
-	adv, err := ComputeGRPOAdvantages(r.backend, rewards, p.LossMask, groups, numGroups,
-		GRPOConfig{NoStdNorm: !r.cfg.Algorithm.NormAdvByStdInGRPO})
+	grpo := GRPOConfig{NoStdNorm: !r.cfg.Algorithm.NormAdvByStdInGRPO}
+	var adv [][]float32
+	if r.cfg.Rollout.ContextTemplate == contextmgr.StrategyPerCall && r.cfg.Rollout.PerCall.GroupWeighting != GroupWeightingCall {
+		// One sample per call: statistics over episodes, each weighing
+		// the same (ComputeEpisodeGRPOAdvantages).
+		epKeys := make([]string, rows)
+		for i := range rows {
+			epKeys[i] = keys[i]
+			if i < len(samples) {
+				epKeys[i] += "\x00" + trajs[i].RolloutID
+			}
+		}
+		episodes, numEpisodes := GroupIndex(epKeys)
+		adv, err = ComputeEpisodeGRPOAdvantages(r.backend, rewards, p.LossMask, groups, numGroups, episodes, numEpisodes, grpo)
+	} else {
+		adv, err = ComputeGRPOAdvantages(r.backend, rewards, p.LossMask, groups, numGroups, grpo)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("advantages: %w", err)
 	}

@@ -21,7 +21,9 @@
 //     each seat only what it may see, re-asks unreadable answers, applies
 //     documented fallbacks and writes a log of typed events as JSON lines.
 //
-// ArenaGame adapts Play to the arena package's tournaments.
+// ArenaGame adapts Play to the arena package's tournaments, and Env to
+// the trainer's environments (one seat trained with GRPO against fixed
+// models; see Env).
 //
 // # How a game runs
 //
@@ -65,7 +67,21 @@
 //  6. Recorded prompts (§1.9.6): with Config.LogCalls every call is logged
 //     with the exact messages sent, the full reply and the completion's
 //     token ids when the model reports them.
-//  7. and 8. Training (§1.9.7, §1.9.8) is later work.
+//  7. Training one seat (§1.9.7): Env is the training environment. A
+//     task trains exactly one seat (a fixed seat, one drawn per task, or
+//     the seat dealt a role); every other seat is a fixed model (the
+//     baselines, or any llm.ChatModel in EnvConfig.Models, such as an
+//     earlier snapshot of the policy). The trained seat is always asked
+//     in the first discussion round, so no episode is empty; an episode
+//     whose calls were all skipped has no samples and is not trained on,
+//     rather than failing the batch.
+//  8. Group weighting (§1.9.8): trained with the per_call context
+//     manager, each call of the seat is one sample, and by default the
+//     trainer computes GRPO statistics over games, not calls, giving each
+//     of a game's k calls 1/k of its advantage
+//     (trainer.ComputeEpisodeGRPOAdvantages); the reference's
+//     call-weighted groups remain available (rollout.per_call
+//     .group_weighting: call).
 //  9. The leaderboard (§1.9.9) is the arena package's.
 //  10. Seeding (§1.9.10): a game is a pure function of its seed and its
 //     models. The deal, the first leader and the fallback draws come from

@@ -9,11 +9,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/org/agentevolver/arena/avalon"
 	"github.com/org/agentevolver/envs/mcp"
 	"github.com/org/agentevolver/envs/sqlworld"
 	"github.com/org/agentevolver/envs/textgame"
 	"github.com/org/agentevolver/envs/toolworld"
 	"github.com/org/agentevolver/envservice"
+	"github.com/org/agentevolver/llm"
 	"github.com/org/agentevolver/trainer"
 )
 
@@ -30,6 +32,7 @@ func Environments() map[string]trainer.EnvFactory {
 		textgame.Name:  openTextgame,
 		sqlworld.Name:  openSqlworld,
 		mcp.Name:       openMCP,
+		avalon.EnvName: openAvalon,
 	}
 }
 
@@ -128,6 +131,49 @@ func openMCP(ctx context.Context, cfg trainer.EnvConfig, log *slog.Logger) (envs
 		TaskFile: c.TaskFile, Tools: c.Tools, Instructions: c.Instructions,
 		CallTimeout: c.CallTimeout, StartTimeout: c.StartTimeout,
 		MaxObservationBytes: c.MaxObservationBytes, MaxCalls: c.MaxCalls, Logger: log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return env, nil
+}
+
+// DefaultAvalonOpponentMaxTokens is env.avalon.opponent_max_tokens's
+// default.
+const DefaultAvalonOpponentMaxTokens = 256
+
+// openAvalon is the avalon factory: cfg.Avalon mapped onto
+// avalon.EnvConfig (one seat of Avalon trained against the built-in
+// baselines or saved snapshots of a policy, each loaded with
+// trainer.LoadPolicy under the default configuration).
+func openAvalon(ctx context.Context, cfg trainer.EnvConfig, log *slog.Logger) (envservice.Environment, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	a := cfg.Avalon
+	models := map[string]llm.ChatModel{}
+	for _, name := range slices.Sorted(maps.Keys(a.Snapshots)) {
+		p, err := trainer.LoadPolicy(ctx, trainer.DefaultConfig(), a.Snapshots[name])
+		if err != nil {
+			return nil, fmt.Errorf("env.avalon.snapshots.%s: %w", name, err)
+		}
+		models[name] = p.Model
+	}
+	maxTokens := a.OpponentMaxTokens
+	if maxTokens == 0 {
+		maxTokens = DefaultAvalonOpponentMaxTokens
+	}
+	env, err := avalon.NewEnv(avalon.EnvConfig{
+		Game: avalon.Config{
+			Players:         a.Players,
+			Roles:           avalon.Roles{Percival: a.Percival, Morgana: a.Morgana, Mordred: a.Mordred, Oberon: a.Oberon},
+			MaxRetries:      a.MaxRetries,
+			MaxHistoryBytes: a.MaxHistoryBytes,
+			// The opponents' sampling; the baselines ignore it.
+			Chat: llm.ChatOptions{MaxTokens: maxTokens, Temperature: llm.Float(a.OpponentTemperature)},
+		},
+		Seat: a.Seat, Role: a.Role, Opponents: a.Opponents, Models: models, Seed: a.Seed,
+		TrainTasks: a.TrainSize, ValTasks: a.ValSize, TestTasks: a.TestSize, Logger: log,
 	})
 	if err != nil {
 		return nil, err

@@ -190,3 +190,26 @@ func systemPrompt(t *testing.T, env envservice.Environment) string {
 	}
 	return st.State[0].Content
 }
+
+func TestOpenAvalonSection(t *testing.T) {
+	ctx := context.Background()
+	cfg := trainer.EnvConfig{Avalon: trainer.AvalonConfig{Players: 6, Role: "Merlin", Opponents: []string{"random"}, TrainSize: 3, Percival: true}}
+	env, err := builtin.Open(ctx, "avalon", cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := env.TaskIDs(ctx, "train", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != 3 || !strings.Contains(ids[0], "players=6,role=Merlin,opponents=random") {
+		t.Fatalf("task ids %v", ids)
+	}
+	if _, ok := env.(envservice.Expert); !ok {
+		t.Error("avalon offers no demonstrations")
+	}
+	cfg.Avalon.Opponents = []string{"gpt-9"}
+	if _, err := builtin.Open(ctx, "avalon", cfg, nil); err == nil {
+		t.Error("an unknown opponent model opened")
+	}
+}

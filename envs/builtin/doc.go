@@ -27,4 +27,8 @@
 //     deterministic multi-turn tool-use environment over four small apps,
 //     configured by the env.toolworld section (trainer.ToolworldConfig). It
 //     implements every optional capability.
+//   - avalon (package github.com/org/agentevolver/arena/avalon): one seat
+//     of The Resistance: Avalon trained against fixed baseline models,
+//     configured by the env.avalon section (trainer.AvalonConfig); train
+//     it with rollout.context_template per_call.
 package builtin
