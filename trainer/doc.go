@@ -87,8 +87,10 @@
 // model package). An [Updater] takes PPO epochs over mini-batches of a
 // [Batch], each optimiser step accumulating gradients over micro-batches,
 // clipping their global norm and applying AdamW, and reports
-// [StepMetrics]. A [Reference] is a frozen copy of the policy's weights for
-// the KL loss; [Updater.LogProbs] recomputes the old log-probs.
+// [StepMetrics]. A [Reference] is a frozen copy of the policy's weights
+// (frozen base and adapters alike) for the KL loss; a LoRA run's trainer
+// uses the same model with its adapters off instead, with no copy.
+// [Updater.LogProbs] recomputes the old log-probs.
 // [Supervised] takes masked cross-entropy steps for warm starts from
 // demonstrations.
 //

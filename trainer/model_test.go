@@ -71,3 +71,62 @@ func TestModelPolicyTraining(t *testing.T) {
 		}
 	}
 }
+
+// TestReferenceOfLoRAPolicy builds a Reference over a policy whose base
+// weights are frozen (LoRA): it copies the base and the adapters, so its
+// log-probs are the policy's, and training the adapters leaves it where it
+// started.
+func TestReferenceOfLoRAPolicy(t *testing.T) {
+	backend := newBackend(t)
+	cfg := model.Config{VocabSize: 32, HiddenSize: 16, NumHiddenLayers: 1, NumAttentionHeads: 2, NumKeyValueHeads: 1, IntermediateSize: 32}
+	m, err := model.New(cfg, 1, model.Options{Backend: backend})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.AddLoRA(model.LoRAConfig{R: 4}, 2); err != nil {
+		t.Fatal(err)
+	}
+	policy := trainer.ModelPolicy(m)
+	u, err := trainer.NewUpdater(backend, m.Context(), policy, trainer.UpdaterConfig{Optimizer: trainer.AdamWConfig{LearningRate: 1e-2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := trainer.NewReference(backend, m.Context(), policy, trainer.ReferenceConfig{})
+	if err != nil {
+		t.Fatalf("NewReference over a LoRA policy: %v", err)
+	}
+	b := randomBatch(2, 10, 4, cfg.VocabSize, 5)
+	fillLogProbs(t, u, ref, b)
+	for i := range b.OldLogProbs {
+		for j := range b.OldLogProbs[i] {
+			if d := b.OldLogProbs[i][j] - b.RefLogProbs[i][j]; d > 1e-6 || d < -1e-6 {
+				t.Fatalf("reference log-prob %v, policy's %v at %d,%d", b.RefLogProbs[i][j], b.OldLogProbs[i][j], i, j)
+			}
+		}
+	}
+	for range 3 {
+		if _, err := u.Update(context.Background(), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refNow, err := ref.LogProbs(context.Background(), &b.Tokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	policyNow, err := u.LogProbs(context.Background(), &b.Tokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := false
+	for i := range refNow {
+		for j := range refNow[i] {
+			if refNow[i][j] != b.RefLogProbs[i][j] {
+				t.Fatalf("reference moved at %d,%d", i, j)
+			}
+			moved = moved || policyNow[i][j] != b.OldLogProbs[i][j]
+		}
+	}
+	if !moved {
+		t.Error("three updates of the adapters left the policy's log-probs unchanged")
+	}
+}

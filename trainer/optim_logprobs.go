@@ -3,6 +3,7 @@ package trainer
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/graph"
@@ -81,9 +82,12 @@ type ReferenceConfig struct {
 	MicroBatchSize int
 }
 
-// NewReference copies the trainable variables of policyVars (initialising
+// NewReference copies the model variables of policyVars (initialising
 // them first if they have no values yet) into a new context of frozen
-// variables, for policy's graphs run on backend.
+// variables, for policy's graphs run on backend. Model variables are all
+// but the trainer's own (the optimiser state and gradient accumulators an
+// Updater keeps under "/trainer"), trainable or not, so a policy whose
+// base weights are frozen (LoRA) is copied whole: base and adapters.
 func NewReference(backend backends.Backend, policyVars *mlctx.Context, policy Policy, cfg ReferenceConfig) (ref *Reference, err error) {
 	if backend == nil || policyVars == nil || policy == nil {
 		return nil, fmt.Errorf("%w: backend, policyVars and policy are required", ErrConfig)
@@ -107,7 +111,7 @@ func NewReference(backend backends.Backend, policyVars *mlctx.Context, policy Po
 	frozen := mlctx.New()
 	n := 0
 	for v := range policyVars.IterVariables() {
-		if !v.Trainable {
+		if scope := v.Scope(); scope == trainerScope || strings.HasPrefix(scope, trainerScope+mlctx.ScopeSeparator) {
 			continue
 		}
 		clone, err := v.CloneToContext(frozen)
@@ -118,7 +122,7 @@ func NewReference(backend backends.Backend, policyVars *mlctx.Context, policy Po
 		n++
 	}
 	if n == 0 {
-		return nil, fmt.Errorf("%w: the policy context has no trainable variables", ErrConfig)
+		return nil, fmt.Errorf("%w: the policy context has no model variables", ErrConfig)
 	}
 	return &Reference{prober: logProber{
 		backend: backend, vars: frozen, policy: policy,

@@ -181,9 +181,9 @@ func NewUpdater(backend backends.Backend, vars *mlctx.Context, policy Policy, cf
 		backend:  backend,
 		vars:     vars,
 		loss:     u.microBatchLoss,
-		opt:      adamW{cfg: cfg.Optimizer, scope: "/trainer/adamw"},
+		opt:      adamW{cfg: cfg.Optimizer, scope: trainerScope + "/adamw"},
 		clip:     cfg.Clip,
-		accScope: "/trainer/grad_acc",
+		accScope: trainerScope + "/grad_acc",
 	}
 	u.old = &logProber{backend: backend, vars: vars, policy: policy, temperature: cfg.Temperature, microBatch: cfg.MicroBatchSize}
 	return u, nil
@@ -356,3 +356,8 @@ func (u *Updater) microBatchLoss(ctx *mlctx.Context, in []*graph.Node) (*graph.N
 	}
 	return loss, []*graph.Node{pg.Loss, pg.ClipFrac, pg.ClipFracLower, pg.PPOKL, klLoss, entropyLoss, offPart, expPart}
 }
+
+// trainerScope is the scope of the variables an Updater keeps beside the
+// model's (optimiser state, gradient accumulators); a Reference copies
+// everything else.
+const trainerScope = "/trainer"
