@@ -31,6 +31,14 @@
 // ExportAdapter / LoadAdapter write and read a PEFT adapter directory
 // (adapter_config.json, adapter_model.safetensors).
 //
+// # Precision
+//
+// Options.ComputeDType bfloat16 runs the decoder blocks' projections and
+// attention products in bfloat16 while the weights, their gradients, the
+// norms, softmaxes, output head and log-probs stay float32 (mixed
+// precision); New and Load check that the backend runs every op it needs
+// and fail with ErrUnsupportedDType otherwise.
+//
 // # Backends
 //
 // NewBackend chooses the GoMLX backend in one place: the pure-Go backend
