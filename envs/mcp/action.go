@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode"
 
 	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/internal/jsonscan"
 )
 
 // FinalAnswerTool is the name of the pseudo-tool that ends an episode with
@@ -110,35 +110,11 @@ func parseArguments(raw []byte) (map[string]any, error) {
 // findJSONCall looks for exactly one JSON call object in free text.
 func findJSONCall(s string) (ParsedCall, error) {
 	var calls []ParsedCall
-	badJSON := ""
-	attempts := 0
-	for i := 0; i < len(s) && attempts < maxJSONAttempts; {
-		j := strings.IndexByte(s[i:], '{')
-		if j < 0 {
-			break
-		}
-		pos := i + j
-		rest := strings.TrimLeftFunc(s[pos+1:], unicode.IsSpace)
-		if !strings.HasPrefix(rest, `"`) {
-			i = pos + 1
-			continue
-		}
-		attempts++
-		dec := json.NewDecoder(strings.NewReader(s[pos:]))
-		dec.UseNumber()
-		var obj map[string]json.RawMessage
-		if err := dec.Decode(&obj); err != nil {
-			if badJSON == "" && strings.HasPrefix(rest, `"name"`) {
-				badJSON = err.Error()
-			}
-			i = pos + 1
-			continue
-		}
-		i = pos + int(dec.InputOffset())
+	badJSON := jsonscan.Objects(s, maxJSONAttempts, func(obj map[string]json.RawMessage) {
 		rawName, ok := obj["name"]
 		var name string
 		if !ok || json.Unmarshal(rawName, &name) != nil {
-			continue
+			return
 		}
 		args, ok := obj["arguments"]
 		if !ok {
@@ -146,7 +122,7 @@ func findJSONCall(s string) (ParsedCall, error) {
 		}
 		parsed, err := parseArguments(args)
 		calls = append(calls, ParsedCall{Name: strings.TrimSpace(name), Arguments: parsed, Err: err})
-	}
+	})
 	switch {
 	case len(calls) > 1:
 		return ParsedCall{}, fmt.Errorf("%d tool calls found in the text; write exactly one JSON call per message, or use structured tool calls", len(calls))

@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
-	"unicode"
+
+	"github.com/org/agentevolver/internal/jsonscan"
 )
 
 // maxJSONAttempts bounds how many '{' positions of one action are tried as
@@ -18,33 +19,9 @@ const maxJSONAttempts = 32
 func findJSONCall(s string) (call Call, found bool, err error) {
 	var calls []Call
 	var firstErr error
-	badJSON := ""
-	attempts := 0
-	for i := 0; i < len(s) && attempts < maxJSONAttempts; {
-		j := strings.IndexByte(s[i:], '{')
-		if j < 0 {
-			break
-		}
-		pos := i + j
-		rest := strings.TrimLeftFunc(s[pos+1:], unicode.IsSpace)
-		if !strings.HasPrefix(rest, `"`) {
-			i = pos + 1
-			continue
-		}
-		attempts++
-		dec := json.NewDecoder(strings.NewReader(s[pos:]))
-		dec.UseNumber()
-		var obj map[string]json.RawMessage
-		if derr := dec.Decode(&obj); derr != nil {
-			if badJSON == "" && strings.HasPrefix(rest, `"name"`) {
-				badJSON = derr.Error()
-			}
-			i = pos + 1
-			continue
-		}
-		i = pos + int(dec.InputOffset())
+	badJSON := jsonscan.Objects(s, maxJSONAttempts, func(obj map[string]json.RawMessage) {
 		if !looksLikeCall(obj) {
-			continue
+			return
 		}
 		c, cerr := callFromObject(obj)
 		if cerr != nil && firstErr == nil {
@@ -53,7 +30,7 @@ func findJSONCall(s string) (call Call, found bool, err error) {
 		if cerr == nil {
 			calls = append(calls, c)
 		}
-	}
+	})
 	switch {
 	case len(calls)+boolInt(firstErr != nil) > 1:
 		return Call{}, true, actionErr(ErrMultipleCalls, "%d JSON tool calls found; send exactly one call per turn", len(calls)+boolInt(firstErr != nil))
