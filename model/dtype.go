@@ -46,10 +46,6 @@ func computeDTypeOf(dt dtypes.DType) (dtypes.DType, error) {
 // float32, or bfloat16 for mixed precision (see Options.ComputeDType).
 func (m *Model) ComputeDType() dtypes.DType { return m.dtype }
 
-// mixed reports whether the forward pass runs in a dtype other than the
-// float32 of the weights.
-func (m *Model) mixed() bool { return m.dtype != dtypes.Float32 }
-
 // toCompute converts x to the compute dtype (no node at all when it is
 // already in it, so the float32 graph is the one without mixed precision).
 func (m *Model) toCompute(x *graph.Node) *graph.Node { return convertTo(x, m.dtype) }
@@ -62,33 +58,6 @@ func convertTo(x *graph.Node, dt dtypes.DType) *graph.Node {
 		return x
 	}
 	return graph.ConvertDType(x, dt)
-}
-
-// mixedProject is Model.project in the compute dtype: x is already in it,
-// the float32 weight, bias and LoRA matrices are converted at use, and the
-// result stays in the compute dtype.
-//
-// TODO(lora.go): project could convert its weights with convertTo(w,
-// x.DType()) itself; then this copy of its adapter logic could go.
-func (m *Model) mixedProject(ctx *mlctx.Context, lora *loraGraph, x *graph.Node, module string, withBias bool) *graph.Node {
-	g := x.Graph()
-	dt := x.DType()
-	var bias *graph.Node
-	if withBias {
-		bias = convertTo(m.weight(ctx, g, module+".bias"), dt)
-	}
-	y := linear(x, convertTo(m.weight(ctx, g, module+".weight"), dt), bias)
-	if lora == nil {
-		return y
-	}
-	aScope, aName := variableScope(module + ".lora_A.weight")
-	a := ctx.GetVariableByScopeAndName(aScope, aName)
-	if a == nil {
-		return y
-	}
-	b := convertTo(m.weight(ctx, g, module+".lora_B.weight"), dt)
-	delta := linear(linear(x, convertTo(a.ValueGraph(g), dt), nil), b, nil)
-	return graph.Add(y, graph.Mul(delta, graph.ConvertDType(lora.scaling, dt)))
 }
 
 // dtypeProbe is one operation the mixed-precision forward pass (or its

@@ -49,17 +49,13 @@ func (m *Model) forward(ctx *mlctx.Context, ids, positions, bias *graph.Node, me
 	bias = broadcastBias(bias, c.NumKeyValueHeads, c.NumAttentionHeads/c.NumKeyValueHeads)
 	ks, vs = make([]*graph.Node, c.NumHiddenLayers), make([]*graph.Node, c.NumHiddenLayers)
 	lora := m.loraFor(ctx, g) // nil without LoRA adapters (or with them off)
-	project := m.project
-	if m.mixed() {
-		project = m.mixedProject
-	}
 	for i := range c.NumHiddenLayers {
 		p := layerPrefix(i)
 		w := func(name string) *graph.Node { return m.weight(ctx, g, p+name) }
 		x := m.toCompute(rmsNorm(h, w("input_layernorm.weight"), c.RMSNormEps))
-		q := project(ctx, lora, x, p+"self_attn.q_proj", true)
-		k := project(ctx, lora, x, p+"self_attn.k_proj", true)
-		v := project(ctx, lora, x, p+"self_attn.v_proj", true)
+		q := m.project(ctx, lora, x, p+"self_attn.q_proj", true)
+		k := m.project(ctx, lora, x, p+"self_attn.k_proj", true)
+		v := m.project(ctx, lora, x, p+"self_attn.v_proj", true)
 		q = applyRotary(splitHeads(q, c.NumAttentionHeads), headsCos, headsSin, rotate)
 		k = applyRotary(splitHeads(k, c.NumKeyValueHeads), kvCos, kvSin, rotate)
 		k = graph.TransposeAllAxes(k, 0, 2, 1, 3)                                 // [B,KV,T,hd]
@@ -76,11 +72,11 @@ func (m *Model) forward(ctx *mlctx.Context, ids, positions, bias *graph.Node, me
 			ks[i], vs[i] = convertTo(k, dtypes.Float32), convertTo(v, dtypes.Float32)
 		}
 		a := attention(q, k, v, bias)
-		h = graph.Add(h, convertTo(project(ctx, lora, a, p+"self_attn.o_proj", false), h.DType()))
+		h = graph.Add(h, convertTo(m.project(ctx, lora, a, p+"self_attn.o_proj", false), h.DType()))
 		x = m.toCompute(rmsNorm(h, w("post_attention_layernorm.weight"), c.RMSNormEps))
-		gate := project(ctx, lora, x, p+"mlp.gate_proj", false)
-		up := project(ctx, lora, x, p+"mlp.up_proj", false)
-		h = graph.Add(h, convertTo(project(ctx, lora, graph.Mul(silu(gate), up), p+"mlp.down_proj", false), h.DType()))
+		gate := m.project(ctx, lora, x, p+"mlp.gate_proj", false)
+		up := m.project(ctx, lora, x, p+"mlp.up_proj", false)
+		h = graph.Add(h, convertTo(m.project(ctx, lora, graph.Mul(silu(gate), up), p+"mlp.down_proj", false), h.DType()))
 	}
 	return h, ks, vs
 }

@@ -277,11 +277,12 @@ func (m *Model) loraFor(ctx *mlctx.Context, g *graph.Graph) *loraGraph {
 // it.
 func (m *Model) project(ctx *mlctx.Context, lora *loraGraph, x *graph.Node, module string, withBias bool) *graph.Node {
 	g := x.Graph()
+	dt := x.DType() // the compute dtype: float32 weights are converted at use (none in float32)
 	var bias *graph.Node
 	if withBias {
-		bias = m.weight(ctx, g, module+".bias")
+		bias = convertTo(m.weight(ctx, g, module+".bias"), dt)
 	}
-	y := linear(x, m.weight(ctx, g, module+".weight"), bias)
+	y := linear(x, convertTo(m.weight(ctx, g, module+".weight"), dt), bias)
 	if lora == nil {
 		return y
 	}
@@ -290,9 +291,9 @@ func (m *Model) project(ctx *mlctx.Context, lora *loraGraph, x *graph.Node, modu
 	if a == nil {
 		return y
 	}
-	b := m.weight(ctx, g, module+".lora_B.weight")
-	delta := linear(linear(x, a.ValueGraph(g), nil), b, nil)
-	return graph.Add(y, graph.Mul(delta, graph.ConvertDType(lora.scaling, delta.DType())))
+	b := convertTo(m.weight(ctx, g, module+".lora_B.weight"), dt)
+	delta := linear(linear(x, convertTo(a.ValueGraph(g), dt), nil), b, nil)
+	return graph.Add(y, graph.Mul(delta, graph.ConvertDType(lora.scaling, dt)))
 }
 
 // MergeLoRA folds the adapters into the weights they adapt (W += Alpha/R ·
