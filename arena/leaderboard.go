@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"sync/atomic"
 	"time"
@@ -584,7 +585,7 @@ func (l *Leaderboard) bindTournament(id string, t tournamentRecord) error {
 			if err := decode(old, &got); err != nil {
 				return fmt.Errorf("%w: %s: tournament %.64q: %w", ErrCorrupt, l.path, id, err)
 			}
-			if got.Game != t.Game || got.Seats != t.Seats || got.Seed != t.Seed || !equalStrings(got.Entrants, t.Entrants) {
+			if got.Game != t.Game || got.Seats != t.Seats || got.Seed != t.Seed || !slices.Equal(got.Entrants, t.Entrants) {
 				return fmt.Errorf("%w: %q was %s/%d seats/seed %d/%v, now %s/%d seats/seed %d/%v", ErrTournamentMismatch, id,
 					got.Game, got.Seats, got.Seed, got.Entrants, t.Game, t.Seats, t.Seed, t.Entrants)
 			}
@@ -593,16 +594,4 @@ func (l *Leaderboard) bindTournament(id string, t tournamentRecord) error {
 		v, _ := json.Marshal(t)
 		return b.Put([]byte(id), v)
 	})
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
@@ -100,7 +101,7 @@ func TestLeaderboardRankTies(t *testing.T) {
 		}
 	}
 	// Elo, then win rate, then games, then name.
-	if want := []string{"e", "d", "c", "a", "b"}; !equalStrings(got, want) {
+	if want := []string{"e", "d", "c", "a", "b"}; !slices.Equal(got, want) {
 		t.Fatalf("order %v, want %v", got, want)
 	}
 }

@@ -3,6 +3,7 @@ package avalon
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -173,7 +174,7 @@ func ParseTeam(reply string, size, players int) ([]int, error) {
 			why = err.Error()
 			continue
 		}
-		if chosen != nil && !equalInts(chosen, team) {
+		if chosen != nil && !slices.Equal(chosen, team) {
 			return nil, fmt.Errorf("%w: several different teams named (%v and %v)", ErrUnparsable, chosen, team)
 		}
 		chosen = team
@@ -210,18 +211,6 @@ func sortInts(a []int) {
 			a[j], a[j-1] = a[j-1], a[j]
 		}
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Vote words. Matching is by whole word, lower case.
