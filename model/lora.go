@@ -346,14 +346,9 @@ func (m *Model) MergeLoRA() (err error) {
 // with its adapter folded in, or its plain value when it has none. The
 // caller holds m.mu.
 func (m *Model) mergedWeight(name string) (*tensors.Tensor, error) {
-	scope, vname := variableScope(name)
-	v := m.vars.GetVariableByScopeAndName(scope, vname)
-	if v == nil {
-		return nil, fmt.Errorf("%w: %s", ErrMissingTensor, name)
-	}
-	value, err := v.Value()
+	value, err := m.variableValue(name)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrGraph, name, err)
+		return nil, err
 	}
 	module := strings.TrimSuffix(name, ".weight")
 	aScope, aName := variableScope(module + ".lora_A.weight")
