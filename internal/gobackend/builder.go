@@ -50,9 +50,15 @@ func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingS
 	if err != nil {
 		return nil, err
 	}
-	nodeSet := sets.MakeWith(b.outputs...)
-	if len(nodeSet) != len(b.outputs) {
-		return nil, errors.Errorf("*** Repeated outputs: %d outputs, %d unique outputs", len(b.outputs), len(nodeSet))
+	// Identity returns its operand, so one node can be asked for as several outputs (x and
+	// Identity(x)); each repeat gets an identity node of its own, which executes as a copy.
+	seen := sets.Make[*Node](len(b.outputs))
+	for i, node := range b.outputs {
+		if seen.Has(node) {
+			b.outputs[i] = b.newNode(backends.OpTypeIdentity, node.shape, node)
+			continue
+		}
+		seen.Insert(node)
 	}
 	for _, node := range b.outputs {
 		if len(node.multiOutputsShapes) != 0 {
