@@ -268,6 +268,13 @@ func BenchmarkMultiply(b *testing.B) {
 		{"batch64_256x32x256", 64, 256, 32, 256, rowMajor},
 		{"8x4096x256", 1, 8, 4096, 256, rowMajor},
 		{"decode_batch64_1x192x32", 64, 1, 192, 32, colMajor},
+		{"decode_rows32_32x768x256", 1, 32, 768, 256, colMajor},
+		{"decode_rows32_32x4096x256", 1, 32, 4096, 256, colMajor},
+		{"decode_rows48_48x768x256", 1, 48, 768, 256, colMajor},
+		{"decode_scores_keys_by_token_64x2x512x32", 64, 2, 512, 32, colMajor},
+		{"decode_scores_keys_by_dim_64x2x512x32", 64, 2, 512, 32, rowMajor},
+		{"decode_values_by_dim_64x2x32x512", 64, 2, 32, 512, colMajor},
+		{"decode_values_by_token_64x2x32x512", 64, 2, 32, 512, rowMajor},
 	}
 	for _, s := range shapes {
 		for _, isa := range Supported() {
