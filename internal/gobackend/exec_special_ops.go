@@ -1240,6 +1240,10 @@ func execScatterGeneric[T SupportedTypesConstraints](opType backends.OpType, out
 	indicesFlat := indices.flat
 	updatesShape := updates.shape
 	updatesFlat := updates.flat.([]T)
+	if depth, run, ok := scatterPrefixLayout(outputShape.Dimensions, indices.shape.Dimensions, updatesShape.Dimensions, scatterParams); ok &&
+		scatterPrefixRuns(outputFlat, updatesFlat, indicesFlat, outputShape.Dimensions, depth, run, combineFn) {
+		return nil // gofast: contiguous runs (scatter_fast.go)
+	}
 
 	// Initialize gather of the scatter indices.
 	indicesShape := indices.shape

@@ -1,0 +1,89 @@
+package gobackend
+
+// scatterPrefixLayout recognises the scatter layout GoMLX's graph.Scatter* builds (gofast change):
+// each index vector (the last axis of indices) addresses the leading len(vector) axes of the
+// operand, and the update for it is the whole slice of the remaining trailing axes, which is one
+// contiguous run of the operand and of the updates. It returns the vector length and the run
+// length, or ok false for any other layout. Upstream walks every updated element with three odometer
+// iterators and an indirect call per index vector; with the run known, a KV-cache write while
+// decoding (a column of keys, a row of values per head) is a plain loop.
+func scatterPrefixLayout(operandDims, indicesDims, updatesDims []int, p *scatterNode) (depth, run int, ok bool) {
+	if len(indicesDims) == 0 || p.indexVectorAxis != len(indicesDims)-1 {
+		return 0, 0, false
+	}
+	depth = indicesDims[len(indicesDims)-1]
+	batch := indicesDims[:len(indicesDims)-1]
+	if depth == 0 || depth > len(operandDims) || len(p.scatterAxesToOperandAxes) != depth || len(p.insertedWindowAxes) != depth {
+		return 0, 0, false
+	}
+	for i := range depth {
+		if p.scatterAxesToOperandAxes[i] != i || p.insertedWindowAxes[i] != i {
+			return 0, 0, false
+		}
+	}
+	window := operandDims[depth:]
+	if len(updatesDims) != len(batch)+len(window) || len(p.updateWindowAxes) != len(window) {
+		return 0, 0, false
+	}
+	for i, d := range batch {
+		if updatesDims[i] != d {
+			return 0, 0, false
+		}
+	}
+	run = 1
+	for i, d := range window {
+		if p.updateWindowAxes[i] != len(batch)+i || updatesDims[len(batch)+i] != d {
+			return 0, 0, false
+		}
+		run *= d
+	}
+	return depth, run, true
+}
+
+// scatterPrefixRuns combines updates into output for the layout of scatterPrefixLayout, index
+// vectors in order (as upstream does, so repeated indices combine in the same order). An index
+// vector that points outside the operand skips its update, as XLA's scatter does; upstream's
+// iterators would write out of place or panic there. It returns false, having done nothing, for
+// an index dtype it does not handle.
+func scatterPrefixRuns[T SupportedTypesConstraints](output, updates []T, indices any, operandDims []int, depth, run int, combine func(a, b T) T) bool {
+	switch idx := indices.(type) {
+	case []int32:
+		scatterRuns(output, updates, idx, operandDims, depth, run, combine)
+	case []int64:
+		scatterRuns(output, updates, idx, operandDims, depth, run, combine)
+	case []int:
+		scatterRuns(output, updates, idx, operandDims, depth, run, combine)
+	default:
+		return false
+	}
+	return true
+}
+
+func scatterRuns[T SupportedTypesConstraints, I int32 | int64 | int](output, updates []T, indices []I, operandDims []int, depth, run int, combine func(a, b T) T) {
+	var strideBuf [8]int
+	strides := strideBuf[:0]
+	if depth > len(strideBuf) {
+		strides = make([]int, 0, depth)
+	}
+	strides = strides[:depth]
+	stride := run
+	for a := depth - 1; a >= 0; a-- {
+		strides[a] = stride
+		stride *= operandDims[a]
+	}
+vectors:
+	for v := range len(indices) / depth {
+		offset := 0
+		for a, idx := range indices[v*depth : (v+1)*depth] {
+			if idx < 0 || int(idx) >= operandDims[a] {
+				continue vectors
+			}
+			offset += int(idx) * strides[a]
+		}
+		dst := output[offset : offset+run]
+		src := updates[v*run : (v+1)*run]
+		for i := range dst {
+			dst[i] = combine(dst[i], src[i])
+		}
+	}
+}

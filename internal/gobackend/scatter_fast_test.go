@@ -1,0 +1,104 @@
+package gobackend
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/stretchr/testify/require"
+)
+
+// TestScatterPrefixRuns checks the contiguous-run scatter (the layout graph.ScatterSum and
+// graph.ScatterMax build) against a direct loop over index vectors, with repeated indices,
+// several index depths and batch shapes, and out-of-range index vectors, which are skipped.
+func TestScatterPrefixRuns(t *testing.T) {
+	cases := []struct {
+		name        string
+		operand     []int
+		batch       []int
+		depth       int
+		outOfBounds bool
+	}{
+		{"keys_column", []int{3, 2, 4, 6}, []int{3, 2, 4}, 4, false},
+		{"values_row", []int{3, 2, 6, 4}, []int{3, 2, 1}, 3, false},
+		{"rows", []int{5, 7}, []int{9}, 1, false},
+		{"repeated_2d", []int{4, 3, 5}, []int{2, 6}, 2, false},
+		{"out_of_bounds", []int{4, 3, 5}, []int{12}, 2, true},
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			run := 1
+			for _, d := range c.operand[c.depth:] {
+				run *= d
+			}
+			numVectors := 1
+			for _, d := range c.batch {
+				numVectors *= d
+			}
+			indices := make([]int32, numVectors*c.depth)
+			for v := range numVectors {
+				for a := range c.depth {
+					idx := rng.IntN(c.operand[a])
+					if c.outOfBounds && v%3 == 0 {
+						idx = []int{-1, c.operand[a]}[v%2]
+					}
+					indices[v*c.depth+a] = int32(idx)
+				}
+			}
+			operandSize := run
+			for _, d := range c.operand[:c.depth] {
+				operandSize *= d
+			}
+			operand := make([]float32, operandSize)
+			for i := range operand {
+				operand[i] = float32(rng.NormFloat64())
+			}
+			updates := make([]float32, numVectors*run)
+			for i := range updates {
+				updates[i] = float32(rng.NormFloat64())
+			}
+			indexDims := append(append([]int{}, c.batch...), c.depth)
+			updateDims := append(append([]int{}, c.batch...), c.operand[c.depth:]...)
+
+			for _, op := range []string{"sum", "max"} {
+				want := append([]float32(nil), operand...)
+			vectors:
+				for v := range numVectors {
+					offset := 0
+					for a := range c.depth {
+						idx := int(indices[v*c.depth+a])
+						if idx < 0 || idx >= c.operand[a] {
+							continue vectors
+						}
+						offset = offset*c.operand[a] + idx
+					}
+					for i := range run {
+						if op == "sum" {
+							want[offset*run+i] += updates[v*run+i]
+						} else {
+							want[offset*run+i] = max(want[offset*run+i], updates[v*run+i])
+						}
+					}
+				}
+				out := graph.MustExecOnce(backend, func(g *graph.Graph) *graph.Node {
+					o := graph.Const(g, operand)
+					o = graph.Reshape(o, c.operand...)
+					ix := graph.Reshape(graph.Const(g, indices), indexDims...)
+					up := graph.Reshape(graph.Const(g, updates), updateDims...)
+					if op == "sum" {
+						return graph.ScatterSum(o, ix, up, false, false)
+					}
+					return graph.ScatterMax(o, ix, up, false, false)
+				})
+				require.Equal(t, shapes.Make(dtypes.Float32, c.operand...), out.Shape())
+				got, err := tensors.CopyFlatData[float32](out)
+				require.NoError(t, err)
+				require.Equal(t, want, got, op)
+			}
+		})
+	}
+}
