@@ -348,7 +348,7 @@ func (e *engine) newBlock(rows, cols int) (data [][]float32, wrap func() ([]*ten
 	g := e.geo
 	var dims [][]int
 	for range g.layers {
-		dims = append(dims, []int{rows, g.kvHeads, cols, g.headDim}, []int{rows, g.kvHeads, g.headDim, cols})
+		dims = append(dims, []int{rows, g.kvHeads, g.headDim, cols}, []int{rows, g.kvHeads, cols, g.headDim})
 	}
 	if !e.shared {
 		for _, d := range dims {
@@ -743,8 +743,8 @@ func (e *engine) step() error {
 // prefill (T is the longest uncached suffix) and decode (T = 1): ids and
 // pos [B,T], the column each row's first new token goes to start [B], the
 // flat index b·T+t of each row's last real token last [B], which keys each
-// query may see allowed [B,T,L], then each layer's cache keys [B,KV,L,hd]
-// and values [B,KV,hd,L]. The new keys and values of row b's token t are
+// query may see allowed [B,T,L], then each layer's cache keys [B,KV,hd,L]
+// and values [B,KV,L,hd]. The new keys and values of row b's token t are
 // added into column start[b]+t (the cache is zero there: a column is
 // written once). It returns the logits [B,V] after each row's last token
 // and the updated caches.
@@ -753,14 +753,14 @@ func (m *Model) rowsGraph(ctx *mlctx.Context, inputs []*graph.Node) []*graph.Nod
 	cache := inputs[5:]
 	g := ids.Graph()
 	b, t := ids.Shape().Dimensions[0], ids.Shape().Dimensions[1]
-	kvHeads, hd := cache[0].Shape().Dimensions[1], cache[0].Shape().Dimensions[3]
-	// Scatter indices: keys[b, kv, start[b]+t, :] and values[b, kv, d, start[b]+t].
-	kAt := shapes.Make(dtypes.Int32, b, kvHeads, t, 1)
-	kCol := graph.Add(graph.BroadcastToShape(graph.Reshape(start, b, 1, 1, 1), kAt), graph.Iota(g, kAt, 2))
-	kIndex := graph.Concatenate([]*graph.Node{graph.Iota(g, kAt, 0), graph.Iota(g, kAt, 1), kCol}, -1)
-	vAt := shapes.Make(dtypes.Int32, b, kvHeads, hd, t, 1)
-	vCol := graph.Add(graph.BroadcastToShape(graph.Reshape(start, b, 1, 1, 1, 1), vAt), graph.Iota(g, vAt, 3))
-	vIndex := graph.Concatenate([]*graph.Node{graph.Iota(g, vAt, 0), graph.Iota(g, vAt, 1), graph.Iota(g, vAt, 2), vCol}, -1)
+	kvHeads, hd := cache[0].Shape().Dimensions[1], cache[0].Shape().Dimensions[2]
+	// Scatter indices: keys[b, kv, d, start[b]+t] and values[b, kv, start[b]+t, :].
+	kAt := shapes.Make(dtypes.Int32, b, kvHeads, hd, t, 1)
+	kCol := graph.Add(graph.BroadcastToShape(graph.Reshape(start, b, 1, 1, 1, 1), kAt), graph.Iota(g, kAt, 3))
+	kIndex := graph.Concatenate([]*graph.Node{graph.Iota(g, kAt, 0), graph.Iota(g, kAt, 1), graph.Iota(g, kAt, 2), kCol}, -1)
+	vAt := shapes.Make(dtypes.Int32, b, kvHeads, t, 1)
+	vCol := graph.Add(graph.BroadcastToShape(graph.Reshape(start, b, 1, 1, 1), vAt), graph.Iota(g, vAt, 2))
+	vIndex := graph.Concatenate([]*graph.Node{graph.Iota(g, vAt, 0), graph.Iota(g, vAt, 1), vCol}, -1)
 	merge := func(layer int, k, v *graph.Node) (*graph.Node, *graph.Node) {
 		k = graph.ScatterSum(cache[2*layer], kIndex, k, true, true)
 		v = graph.ScatterSum(cache[2*layer+1], vIndex, v, true, true)

@@ -23,7 +23,7 @@ type decoder struct {
 	written                int   // cache columns written so far
 	positions              []int // next rotary position of each row
 	keyValid               []bool
-	cache                  []*tensors.Tensor // per layer K [rows, kvHeads, cols, headDim] and V [rows, kvHeads, headDim, cols]
+	cache                  []*tensors.Tensor // per layer K [rows, kvHeads, headDim, cols] and V [rows, kvHeads, cols, headDim]
 }
 
 // newDecoder prepares a generation of up to maxTokens tokens after
@@ -130,7 +130,7 @@ func (d *decoder) release() { finalizeAll(d.cache) }
 
 // prefillGraph runs the decoder over the left-padded prompts ids, pos and
 // mask [B,P] and returns the next-token logits [B,V] followed by each
-// layer's keys [B,KV,L,hd] and values [B,KV,hd,L], zero-padded to a cache
+// layer's keys [B,KV,hd,L] and values [B,KV,L,hd], zero-padded to a cache
 // of cacheCols' length L.
 func (m *Model) prefillGraph(ctx *mlctx.Context, inputs []*graph.Node) []*graph.Node {
 	ids, pos, mask, cacheCols := inputs[0], inputs[1], inputs[2], inputs[3]
@@ -142,17 +142,17 @@ func (m *Model) prefillGraph(ctx *mlctx.Context, inputs []*graph.Node) []*graph.
 	h, ks, vs := m.forward(ctx, ids, pos, bias, nil)
 	last := graph.Reshape(graph.Slice(h, graph.AxisRange(), graph.AxisElem(p-1)), b, c.HiddenSize)
 	outs := []*graph.Node{m.logits(ctx, last)}
-	kPad := graph.Zeros(g, shapes.Make(dtypes.Float32, b, c.NumKeyValueHeads, l-p, c.HeadDim))
-	vPad := graph.Zeros(g, shapes.Make(dtypes.Float32, b, c.NumKeyValueHeads, c.HeadDim, l-p))
+	kPad := graph.Zeros(g, shapes.Make(dtypes.Float32, b, c.NumKeyValueHeads, c.HeadDim, l-p))
+	vPad := graph.Zeros(g, shapes.Make(dtypes.Float32, b, c.NumKeyValueHeads, l-p, c.HeadDim))
 	for i := range ks {
-		outs = append(outs, graph.Concatenate([]*graph.Node{ks[i], kPad}, 2), graph.Concatenate([]*graph.Node{vs[i], vPad}, 3))
+		outs = append(outs, graph.Concatenate([]*graph.Node{ks[i], kPad}, 3), graph.Concatenate([]*graph.Node{vs[i], vPad}, 2))
 	}
 	return outs
 }
 
 // decodeGraph feeds one token per row: ids and pos [B,1], the cache column
 // to write (scalar), which cache columns hold real tokens keyValid [B,L],
-// then each layer's cached keys [B,KV,L,hd] and values [B,KV,hd,L]. It
+// then each layer's cached keys [B,KV,hd,L] and values [B,KV,L,hd]. It
 // returns the next-token logits [B,V] and the updated caches.
 //
 // simplego has no DynamicUpdateSlice, and Where(iota == column, new, cache)
@@ -165,12 +165,12 @@ func (m *Model) decodeGraph(ctx *mlctx.Context, inputs []*graph.Node) []*graph.N
 	cache := inputs[4:]
 	g := ids.Graph()
 	b, l := keyValid.Shape().Dimensions[0], keyValid.Shape().Dimensions[1]
-	kvHeads, hd := cache[0].Shape().Dimensions[1], cache[0].Shape().Dimensions[3]
-	// Scatter indices: keys[b, kv, column, :] and values[b, kv, d, column].
-	kAt := shapes.Make(dtypes.Int32, b, kvHeads, 1)
-	kIndex := graph.Concatenate([]*graph.Node{graph.Iota(g, kAt, 0), graph.Iota(g, kAt, 1), graph.BroadcastToShape(column, kAt)}, -1)
-	vAt := shapes.Make(dtypes.Int32, b, kvHeads, hd, 1)
-	vIndex := graph.Concatenate([]*graph.Node{graph.Iota(g, vAt, 0), graph.Iota(g, vAt, 1), graph.Iota(g, vAt, 2), graph.BroadcastToShape(column, vAt)}, -1)
+	kvHeads, hd := cache[0].Shape().Dimensions[1], cache[0].Shape().Dimensions[2]
+	// Scatter indices: keys[b, kv, d, column] and values[b, kv, column, :].
+	kAt := shapes.Make(dtypes.Int32, b, kvHeads, hd, 1)
+	kIndex := graph.Concatenate([]*graph.Node{graph.Iota(g, kAt, 0), graph.Iota(g, kAt, 1), graph.Iota(g, kAt, 2), graph.BroadcastToShape(column, kAt)}, -1)
+	vAt := shapes.Make(dtypes.Int32, b, kvHeads, 1)
+	vIndex := graph.Concatenate([]*graph.Node{graph.Iota(g, vAt, 0), graph.Iota(g, vAt, 1), graph.BroadcastToShape(column, vAt)}, -1)
 	merge := func(layer int, k, v *graph.Node) (*graph.Node, *graph.Node) {
 		k = graph.ScatterSum(cache[2*layer], kIndex, graph.Reshape(k, b, kvHeads, hd), true, true)
 		v = graph.ScatterSum(cache[2*layer+1], vIndex, graph.Reshape(v, b, kvHeads, hd), true, true)

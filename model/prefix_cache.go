@@ -12,7 +12,7 @@ import (
 const DefaultPrefixCacheBytes = 256 << 20
 
 // rowKV is the key-value cache of one token sequence, on the host, per
-// layer in the decoder's layouts: keys [KV, n, hd] and values [KV, hd, n].
+// layer in the decoder's layouts: keys [KV, hd, n] and values [KV, n, hd].
 type rowKV struct {
 	n    int         // tokens
 	k, v [][]float32 // per layer
@@ -34,25 +34,25 @@ func (g kvGeometry) bytesPerToken() int { return g.layers * 2 * g.kvHeads * g.he
 func (g kvGeometry) newRowKV(n int) *rowKV {
 	r := &rowKV{n: n, k: make([][]float32, g.layers), v: make([][]float32, g.layers)}
 	for l := range g.layers {
-		r.k[l] = make([]float32, g.kvHeads*n*g.headDim)
-		r.v[l] = make([]float32, g.kvHeads*g.headDim*n)
+		r.k[l] = make([]float32, g.kvHeads*g.headDim*n)
+		r.v[l] = make([]float32, g.kvHeads*n*g.headDim)
 	}
 	return r
 }
 
-// copyKeys copies n token columns of keys laid out [KV, cols, hd]: from
+// copyKeys copies n token columns of keys laid out [KV, hd, cols]: from
 // column srcAt of src (srcCols wide) to column dstAt of dst (dstCols wide).
 func (g kvGeometry) copyKeys(dst []float32, dstCols, dstAt int, src []float32, srcCols, srcAt, n int) {
-	hd := g.headDim
-	for h := range g.kvHeads {
-		copy(dst[(h*dstCols+dstAt)*hd:(h*dstCols+dstAt+n)*hd], src[(h*srcCols+srcAt)*hd:(h*srcCols+srcAt+n)*hd])
+	for r := range g.kvHeads * g.headDim {
+		copy(dst[r*dstCols+dstAt:r*dstCols+dstAt+n], src[r*srcCols+srcAt:r*srcCols+srcAt+n])
 	}
 }
 
-// copyValues is copyKeys for values laid out [KV, hd, cols].
+// copyValues is copyKeys for values laid out [KV, cols, hd].
 func (g kvGeometry) copyValues(dst []float32, dstCols, dstAt int, src []float32, srcCols, srcAt, n int) {
-	for r := range g.kvHeads * g.headDim {
-		copy(dst[r*dstCols+dstAt:r*dstCols+dstAt+n], src[r*srcCols+srcAt:r*srcCols+srcAt+n])
+	hd := g.headDim
+	for h := range g.kvHeads {
+		copy(dst[(h*dstCols+dstAt)*hd:(h*dstCols+dstAt+n)*hd], src[(h*srcCols+srcAt)*hd:(h*srcCols+srcAt+n)*hd])
 	}
 }
 
