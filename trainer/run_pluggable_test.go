@@ -60,7 +60,7 @@ func TestFitContextTemplates(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains a tiny model")
 	}
-	for _, name := range []string{contextmgr.StrategyLinear, contextmgr.StrategyLinearThink, contextmgr.StrategySelfClip, contextmgr.StrategyMemory} {
+	for _, name := range []string{contextmgr.StrategyLinear, contextmgr.StrategyLinearThink, contextmgr.StrategySelfClip, contextmgr.StrategyMemory, contextmgr.StrategyPerCall} {
 		t.Run(name, func(t *testing.T) {
 			cfg := echoConfig(t)
 			cfg.Trainer.RLSteps = 1
