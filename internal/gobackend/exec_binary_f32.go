@@ -26,14 +26,16 @@ const minVecRun = 8
 // cases, visiting order and (bit-exact) results as the generated
 // execXxxNumericGeneric[float32], but with SIMD kernels on the scalar,
 // same-shape and contiguous broadcast-run paths.
-func execFloat32Binary(op f32Op, lhs, rhs, output []float32, lhsShape, rhsShape, outputShape shapes.Shape) {
+// The scalar-operand and same-shape cases of large arrays are split over the
+// backend's workers (splitRange).
+func execFloat32Binary(backend *Backend, op f32Op, lhs, rhs, output []float32, lhsShape, rhsShape, outputShape shapes.Shape) {
 	switch {
 	case len(rhs) == 1:
-		f32VS(op, output[:len(lhs)], lhs, rhs[0])
+		splitRange(backend, len(lhs), func(lo, hi int) { f32VS(op, output[lo:hi], lhs[lo:hi], rhs[0]) })
 	case len(lhs) == 1:
-		f32SV(op, output[:len(rhs)], lhs[0], rhs)
+		splitRange(backend, len(rhs), func(lo, hi int) { f32SV(op, output[lo:hi], lhs[0], rhs[lo:hi]) })
 	case lhsShape.Equal(rhsShape):
-		f32VV(op, output[:len(lhs)], lhs, rhs)
+		splitRange(backend, len(lhs), func(lo, hi int) { f32VV(op, output[lo:hi], lhs[lo:hi], rhs[lo:hi]) })
 	default:
 		runs := newBroadcastRuns(lhsShape, rhsShape, outputShape)
 		lhsStep, rhsStep := runs.lhsStep, runs.rhsStep

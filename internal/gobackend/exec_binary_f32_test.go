@@ -4,10 +4,15 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+
+	"github.com/org/agentevolver/internal/vecmath"
 )
 
 // TestExecFloat32Binary checks the SIMD float32 path against upstream's
@@ -68,7 +73,7 @@ func TestExecFloat32Binary(t *testing.T) {
 				o.ref(lhs, rhs, want, ls, rs, os)
 			}
 			got := make([]float32, os.Size())
-			execFloat32Binary(o.op, lhs, rhs, got, ls, rs, os)
+			execFloat32Binary(backend.(*Backend), o.op, lhs, rhs, got, ls, rs, os)
 			for i := range want {
 				if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] != got[i] && want[i] != want[i]) {
 					t.Fatalf("%s: element %d = %g, want %g", name, i, got[i], want[i])
@@ -89,10 +94,58 @@ func TestExecFloat32BinaryInPlace(t *testing.T) {
 	}
 	want := make([]float32, s.Size())
 	execDivNumericGeneric[float32](a, b, want, s, s, s)
-	execFloat32Binary(f32Div, a, b, b, s, s, s) // output aliases rhs
+	execFloat32Binary(backend.(*Backend), f32Div, a, b, b, s, s, s) // output aliases rhs
 	for i := range want {
 		if b[i] != want[i] {
 			t.Fatalf("element %d = %g, want %g", i, b[i], want[i])
+		}
+	}
+}
+
+// TestSplitElementwise checks that large elementwise ops, which splitRange spreads over the
+// backend's workers, give the same bits as one pass: binary ops against upstream's generic code,
+// and Exp and Logistic against the single-goroutine kernels.
+func TestSplitElementwise(t *testing.T) {
+	const n = 5*splitMinElements + 37 // ragged last chunk
+	s := shapes.Make(dtypes.Float32, n)
+	rng := rand.New(rand.NewPCG(9, 10))
+	a, b := make([]float32, n), make([]float32, n)
+	for i := range a {
+		a[i], b[i] = float32(rng.NormFloat64()*10), float32(rng.NormFloat64()*10)
+	}
+	refs := map[f32Op]func(lhs, rhs, out []float32, ls, rs, os shapes.Shape){
+		f32Add: execAddNumericGeneric[float32], f32Sub: execSubNumericGeneric[float32],
+		f32Mul: execMulNumericGeneric[float32], f32Div: execDivNumericGeneric[float32],
+	}
+	be := backend.(*Backend)
+	for op, ref := range refs {
+		for _, rhs := range [][]float32{b, b[:1]} {
+			rs := s
+			if len(rhs) == 1 {
+				rs = shapes.Make(dtypes.Float32)
+			}
+			want, got := make([]float32, n), make([]float32, n)
+			ref(a, rhs, want, s, rs, s)
+			execFloat32Binary(be, op, a, rhs, got, s, rs, s)
+			if !slices.Equal(got, want) {
+				t.Fatalf("op %d (rhs of %d): split result differs", op, len(rhs))
+			}
+		}
+	}
+	unary := []struct {
+		name   string
+		kernel func(dst, src []float32) int
+		op     func(x *graph.Node) *graph.Node
+	}{{"exp", vecmath.Exp, graph.Exp}, {"logistic", vecmath.Sigmoid, graph.Logistic}}
+	for _, u := range unary {
+		want := make([]float32, n)
+		u.kernel(want, a)
+		got, err := tensors.CopyFlatData[float32](graph.MustExecOnce(backend, u.op, a))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: split result differs", u.name)
 		}
 	}
 }

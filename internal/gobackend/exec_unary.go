@@ -365,7 +365,8 @@ func execExp(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool)
 	switch input.shape.DType {
 	case dtypes.Float32:
 		// gofast: SIMD polynomial exp, within ~1 ulp (internal/vecmath).
-		vecmath.Exp(output.flat.([]float32), input.flat.([]float32))
+		in, out := input.flat.([]float32), output.flat.([]float32)
+		splitRange(backend, len(in), func(lo, hi int) { vecmath.Exp(out[lo:hi], in[lo:hi]) })
 	case dtypes.Float64:
 		execExpGeneric[float64](input.flat.([]float64), output.flat.([]float64))
 	case dtypes.BFloat16:
@@ -675,7 +676,8 @@ func execLogistic(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []
 	case dtypes.Float32:
 		// gofast: SIMD 1/(1+exp(-x)), within ~2 ulp; results below the
 		// smallest normal float32 (x < ~-87.3) may flush to 0 (internal/vecmath).
-		vecmath.Sigmoid(output.flat.([]float32), input.flat.([]float32))
+		in, out := input.flat.([]float32), output.flat.([]float32)
+		splitRange(backend, len(in), func(lo, hi int) { vecmath.Sigmoid(out[lo:hi], in[lo:hi]) })
 	case dtypes.Float64:
 		execLogisticGeneric[float64](input.flat.([]float64), output.flat.([]float64))
 	case dtypes.BFloat16:

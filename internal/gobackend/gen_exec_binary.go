@@ -72,7 +72,7 @@ func execAdd(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool)
 
 	case dtypes.Float32:
 		// gofast: SIMD kernels (exec_binary_f32.go), bit-identical results.
-		execFloat32Binary(f32Add, lhs.flat.([]float32), rhs.flat.([]float32), output.flat.([]float32), lhs.shape, rhs.shape, output.shape)
+		execFloat32Binary(backend, f32Add, lhs.flat.([]float32), rhs.flat.([]float32), output.flat.([]float32), lhs.shape, rhs.shape, output.shape)
 
 	case dtypes.Float64:
 		execAddNumericGeneric[float64](lhs.flat.([]float64), rhs.flat.([]float64), output.flat.([]float64), lhs.shape, rhs.shape, output.shape)
@@ -195,7 +195,7 @@ func execMul(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool)
 
 	case dtypes.Float32:
 		// gofast: SIMD kernels (exec_binary_f32.go), bit-identical results.
-		execFloat32Binary(f32Mul, lhs.flat.([]float32), rhs.flat.([]float32), output.flat.([]float32), lhs.shape, rhs.shape, output.shape)
+		execFloat32Binary(backend, f32Mul, lhs.flat.([]float32), rhs.flat.([]float32), output.flat.([]float32), lhs.shape, rhs.shape, output.shape)
 
 	case dtypes.Float64:
 		execMulNumericGeneric[float64](lhs.flat.([]float64), rhs.flat.([]float64), output.flat.([]float64), lhs.shape, rhs.shape, output.shape)
@@ -314,7 +314,7 @@ func execSub(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool)
 
 	case dtypes.Float32:
 		// gofast: SIMD kernels (exec_binary_f32.go), bit-identical results.
-		execFloat32Binary(f32Sub, lhs.flat.([]float32), rhs.flat.([]float32), output.flat.([]float32), lhs.shape, rhs.shape, output.shape)
+		execFloat32Binary(backend, f32Sub, lhs.flat.([]float32), rhs.flat.([]float32), output.flat.([]float32), lhs.shape, rhs.shape, output.shape)
 
 	case dtypes.Float64:
 		execSubNumericGeneric[float64](lhs.flat.([]float64), rhs.flat.([]float64), output.flat.([]float64), lhs.shape, rhs.shape, output.shape)
@@ -448,7 +448,7 @@ func execDiv(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool)
 
 	case dtypes.Float32:
 		// gofast: SIMD kernels (exec_binary_f32.go), bit-identical results.
-		execFloat32Binary(f32Div, lhs.flat.([]float32), rhs.flat.([]float32), output.flat.([]float32), lhs.shape, rhs.shape, output.shape)
+		execFloat32Binary(backend, f32Div, lhs.flat.([]float32), rhs.flat.([]float32), output.flat.([]float32), lhs.shape, rhs.shape, output.shape)
 
 	case dtypes.Float64:
 		execDivNumericGeneric[float64](lhs.flat.([]float64), rhs.flat.([]float64), output.flat.([]float64), lhs.shape, rhs.shape, output.shape)
