@@ -188,7 +188,7 @@ func execReduce(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bo
 	}
 	output := backend.getBuffer(node.shape.DType, node.shape.Size())
 	output.shape = node.shape
-	if reduceFast(backend, node.opType, operand, output, reduceAxes) {
+	if reduceFast(node.opType, operand, output, reduceAxes) {
 		return output, nil
 	}
 	it := newReduceOutputIterator(operand.shape.Dimensions, reduceAxes)

@@ -12,7 +12,7 @@ import (
 // the innermost axis use four interleaved partial sums (see sumRow), so they
 // may differ from upstream's sequential sum in the last bits; sums over outer
 // axes keep upstream's order. It returns false when it does not apply.
-func reduceFast(backend *Backend, opType backends.OpType, operand, output *Buffer, reduceAxes []int) bool {
+func reduceFast(opType backends.OpType, operand, output *Buffer, reduceAxes []int) bool {
 	if opType != backends.OpTypeReduceSum && opType != backends.OpTypeReduceMax {
 		return false
 	}
@@ -53,23 +53,20 @@ func reduceFast(backend *Backend, opType backends.OpType, operand, output *Buffe
 	isMax := opType == backends.OpTypeReduceMax
 	switch operand.shape.DType {
 	case dtypes.Float32:
-		in, out := operand.flat.([]float32), output.flat.([]float32)
-		splitRows(backend, outer, size*inner, 1, func(lo, hi int) { reduceBlock(in, out, lo, hi, size, inner, isMax) })
+		reduceBlock(operand.flat.([]float32), output.flat.([]float32), outer, size, inner, isMax)
 	case dtypes.Float64:
-		in, out := operand.flat.([]float64), output.flat.([]float64)
-		splitRows(backend, outer, size*inner, 1, func(lo, hi int) { reduceBlock(in, out, lo, hi, size, inner, isMax) })
+		reduceBlock(operand.flat.([]float64), output.flat.([]float64), outer, size, inner, isMax)
 	default:
 		return false
 	}
 	return true
 }
 
-// reduceBlock reduces the outer rows [o0, o1) (split over workers by reduceFast: each output
-// element is one row's, so the split changes no result).
-func reduceBlock[T float32 | float64](in, out []T, o0, o1, size, inner int, isMax bool) {
+func reduceBlock[T float32 | float64](in, out []T, outer, size, inner int, isMax bool) {
+	out = out[:outer*inner]
 	lowest := dtypes.FromGenericsType[T]().LowestValue().(T)
 	if inner == 1 {
-		for o := o0; o < o1; o++ {
+		for o := range outer {
 			row := in[o*size : (o+1)*size]
 			if isMax {
 				out[o] = maxRow(row, lowest)
@@ -79,7 +76,7 @@ func reduceBlock[T float32 | float64](in, out []T, o0, o1, size, inner int, isMa
 		}
 		return
 	}
-	for o := o0; o < o1; o++ {
+	for o := range outer {
 		dst := out[o*inner : (o+1)*inner]
 		for i := range dst {
 			if isMax {

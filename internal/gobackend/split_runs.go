@@ -17,18 +17,13 @@ const splitAlign = 64
 // the caller's goroutine taking the last. Elementwise ops compute each element on its own, so a
 // split changes no result.
 func splitRange(backend *Backend, n int, fn func(lo, hi int)) {
-	splitRows(backend, n, 1, splitAlign, fn)
-}
-
-// splitRows is splitRange over n rows of rowWork elements each, chunks a multiple of align rows.
-func splitRows(backend *Backend, n, rowWork, align int, fn func(lo, hi int)) {
-	workers := min(gemmWorkers(backend), n*rowWork/splitMinElements, n/align)
+	workers := min(gemmWorkers(backend), n/splitMinElements)
 	if workers <= 1 {
 		fn(0, n)
 		return
 	}
 	chunk := (n + workers - 1) / workers
-	chunk = (chunk + align - 1) / align * align
+	chunk = (chunk + splitAlign - 1) / splitAlign * splitAlign
 	var wg sync.WaitGroup
 	last := (n - 1) / chunk * chunk // start of the caller's chunk
 	for lo := 0; lo < last; lo += chunk {
