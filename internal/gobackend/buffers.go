@@ -25,6 +25,9 @@ type Buffer struct {
 
 	// flat is always a slice of the underlying data type (shape.DType).
 	flat any
+
+	// device is the virtual device the buffer belongs to (all share host memory).
+	device backends.DeviceNum
 }
 
 // getBuffer from the backend pool of buffers.
@@ -48,6 +51,7 @@ func (b *Backend) getBuffer(dtype dtypes.DType, length int) *Buffer {
 		buf.shape = shapes.Make(dtype, length)
 	}
 	buf.valid = true
+	buf.device = 0
 	// buf.randomize() // Useful to find where zero-initialized is needed but missing.
 	return buf
 }
@@ -182,6 +186,7 @@ func (b *Backend) cloneBuffer(buffer *Buffer) *Buffer {
 	}
 	newBuffer := b.getBuffer(buffer.shape.DType, buffer.shape.Size())
 	newBuffer.shape = buffer.shape.Clone()
+	newBuffer.device = buffer.device
 	copyFlat(newBuffer.flat, buffer.flat)
 	return newBuffer
 }
@@ -241,11 +246,11 @@ func (b *Backend) BufferShape(buffer backends.Buffer) (shapes.Shape, error) {
 
 // BufferDeviceNum returns the deviceNum for the buffer.
 func (b *Backend) BufferDeviceNum(buffer backends.Buffer) (backends.DeviceNum, error) {
-	_, ok := buffer.(*Buffer)
+	buf, ok := buffer.(*Buffer)
 	if !ok {
 		return 0, errors.Errorf("buffer is not a %q backend buffer", BackendName)
 	}
-	return 0, nil
+	return buf.device, nil
 }
 
 // BufferToFlatData transfers the flat values of the buffer to the Go flat array.
@@ -267,15 +272,15 @@ func (b *Backend) BufferFromFlatData(deviceNum backends.DeviceNum, flat any, sha
 	if b.isFinalized {
 		return nil, errors.Errorf("backend is already finalized")
 	}
-	if deviceNum != 0 {
-		return nil, errors.Errorf("backend (%s) only supports deviceNum 0, cannot create buffer on deviceNum %d (shape=%s)",
-			b.Name(), deviceNum, shape)
+	if err := b.checkDevice(deviceNum); err != nil {
+		return nil, errors.WithMessagef(err, "cannot create buffer (shape=%s)", shape)
 	}
 	if dtypes.FromGoType(reflect.TypeOf(flat).Elem()) != shape.DType {
 		return nil, errors.Errorf("flat data type (%s) does not match shape DType (%s)",
 			reflect.TypeOf(flat).Elem(), shape.DType)
 	}
 	buffer := b.NewBuffer(shape)
+	buffer.device = deviceNum
 	copyFlat(buffer.flat, flat)
 	return buffer, nil
 }
@@ -303,11 +308,11 @@ func (b *Backend) NewSharedBuffer(deviceNum backends.DeviceNum, shape shapes.Sha
 	if b.isFinalized {
 		return nil, nil, errors.Errorf("backend is already finalized")
 	}
-	if deviceNum != 0 {
-		return nil, nil, errors.Errorf("backend (%s) only supports deviceNum 0, cannot create buffer on deviceNum %d (shape=%s)",
-			b.Name(), deviceNum, shape)
+	if err := b.checkDevice(deviceNum); err != nil {
+		return nil, nil, errors.WithMessagef(err, "cannot create buffer (shape=%s)", shape)
 	}
 	goBuffer := b.NewBuffer(shape)
+	goBuffer.device = deviceNum
 	return goBuffer, goBuffer.flat, nil
 }
 

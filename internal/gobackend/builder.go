@@ -30,6 +30,11 @@ type Builder struct {
 
 	// outputs can be any type of node.
 	outputs []*Node
+
+	// numDevices is the number of replicas of an SPMD program (DistributedSPMD); 0 or 1
+	// for a single-device one. deviceAssignment maps replica index to device.
+	numDevices       int
+	deviceAssignment []backends.DeviceNum
 }
 
 // Compile-time check.
@@ -43,7 +48,7 @@ func (b *Builder) Name() string {
 // Compile implements backends.Builder.
 func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingSpec) (backends.Executable, error) {
 	if len(shardings) != 0 {
-		return nil, errors.Errorf("sharding or distributed execution are not supported by SimpleGo backend")
+		return nil, errors.Errorf("output sharding specs (AutoSharding) are not supported by the %s backend: use distributed.SPMD", BackendName)
 	}
 	var err error
 	b.outputs, err = b.checkOps("Compile", outputs...)

@@ -77,6 +77,7 @@ var Capabilities = backends.Capabilities{
 		backends.OpTypeDotGeneral:       true,
 		backends.OpTypeGather:           true,
 		backends.OpTypeIdentity:         true,
+		backends.OpTypeAllReduce:        true,
 		backends.OpTypeIota:             true,
 		backends.OpTypeReduceBitwiseAnd: true,
 		backends.OpTypeReduceBitwiseOr:  true,

@@ -73,6 +73,12 @@ type executionBuffers struct {
 	// Parallel execution only:
 	// mu protects numUsed and results in Executable.executeNode.
 	mu sync.Mutex
+
+	// replica and device of this execution, and where the replicas of an
+	// SPMD program meet (nil for a single-device program).
+	replica     int
+	device      backends.DeviceNum
+	collectives *collectives
 }
 
 // Compile time check.
@@ -233,7 +239,23 @@ const (
 //
 // Donated buffers are no longer valid after the call.
 // If donate is nil, it is assumed to be false for all buffers, and no buffer is donated.
-func (e *Executable) Execute(inputs []backends.Buffer, donate []bool, _ backends.DeviceNum) ([]backends.Buffer, error) {
+func (e *Executable) Execute(inputs []backends.Buffer, donate []bool, defaultDevice backends.DeviceNum) ([]backends.Buffer, error) {
+	if e.builder.numDevices > 1 {
+		return e.executeSPMD(inputs, donate)
+	}
+	device := defaultDevice
+	if len(e.builder.deviceAssignment) == 1 {
+		device = e.builder.deviceAssignment[0]
+	}
+	if err := e.backend.checkDevice(device); err != nil {
+		return nil, err
+	}
+	return e.executeReplica(inputs, donate, 0, device, nil)
+}
+
+// executeReplica runs the program on one set of inputs: replica replica of
+// an SPMD program (c is where its collectives meet), or the only one (c nil).
+func (e *Executable) executeReplica(inputs []backends.Buffer, donate []bool, replica int, device backends.DeviceNum, c *collectives) ([]backends.Buffer, error) {
 	// Keep the live executions count.
 	e.backend.numLiveExecutions.Add(1)
 	defer e.backend.numLiveExecutions.Add(-1)
@@ -304,6 +326,8 @@ func (e *Executable) Execute(inputs []backends.Buffer, donate []bool, _ backends
 		}
 	}
 	execBuf.opsExecutionType = executionMode
+	execBuf.replica, execBuf.device, execBuf.collectives = replica, device, c
+	defer func() { execBuf.collectives = nil }()
 
 	var err error
 
@@ -334,6 +358,7 @@ func (e *Executable) Execute(inputs []backends.Buffer, donate []bool, _ backends
 			// Make a copy of the buffer since we don't own it
 			outBuf = e.backend.cloneBuffer(outBuf)
 		}
+		outBuf.device = device
 		outputs[ii] = outBuf
 	}
 
@@ -470,11 +495,15 @@ func (e *Executable) executeNode(node *Node, execBuf *executionBuffers) error {
 	} else {
 		// Single-output node:
 		nodeExecutor := nodeExecutors[node.opType]
-		if nodeExecutor == nil {
+		if nodeExecutor == nil && node.opType != backends.OpTypeAllReduce {
 			return errors.Errorf("Execute: node executor for op type %s not implemented!?", node.opType)
 		}
 		var err error
-		execBuf.results[nodeIdx], err = nodeExecutor(e.backend, node, inputBuffers, inputsOwned)
+		if node.opType == backends.OpTypeAllReduce {
+			execBuf.results[nodeIdx], err = e.allReduce(node, inputBuffers[0], execBuf.replica, execBuf.device, execBuf.collectives)
+		} else {
+			execBuf.results[nodeIdx], err = nodeExecutor(e.backend, node, inputBuffers, inputsOwned)
+		}
 		if err != nil {
 			return errors.WithMessagef(err, "while executing %q", node.opType)
 		}

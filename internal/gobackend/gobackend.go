@@ -36,7 +36,11 @@ var GetBackend = sync.OnceValue(func() backends.Backend {
 
 // New constructs a new gofast Backend. config is a comma-separated list of
 // the options upstream simplego accepts: parallelism=N, dotgeneral_small,
-// dotgeneral_large, dotgeneral_check, ops_sequential and ops_parallel.
+// dotgeneral_large, dotgeneral_check, ops_sequential and ops_parallel; and
+// devices=N, the number of virtual devices (default 1) that SPMD programs
+// (distributed.SPMD, with AllReduce) run on: N replicas of the program run
+// concurrently in this process's memory, so the multi-device code of a
+// model can be run and tested on one CPU.
 func New(config string) (backends.Backend, error) {
 	b := newDefaultBackend()
 	parts := strings.Split(config, ",")
@@ -63,6 +67,12 @@ func New(config string) (backends.Backend, error) {
 			// This will force every DotGeneral operation to be executed with both versions and the outputs compared.
 			// This is used exclusively for debugging purposes.
 			b.dotGeneralForceProblemSize = checkProblemSize
+		case "devices":
+			n, err := strconv.Atoi(value)
+			if err != nil || n < 1 || n > maxVirtualDevices {
+				return nil, errors.Errorf("invalid value for %q in gofast backend config: needs an int in [1, %d], got %q", key, maxVirtualDevices, value)
+			}
+			b.numDevices = n
 		case "ops_sequential":
 			// This will force the ops to be executed sequentially.
 			// The default is running parallel if it's the only thing executing, otherwise sequentially.
@@ -75,14 +85,14 @@ func New(config string) (backends.Backend, error) {
 			// No-op, just skip.
 		default:
 			return nil, errors.Errorf("unknown configuration option %q for gofast backend -- valid configuration options are: "+
-				"parallelism=#workers, dotgeneral_small, dotgeneral_large, dotgeneral_check, ops_sequential, ops_parallel; see code for documentation", key)
+				"parallelism=#workers, devices=#virtual_devices, dotgeneral_small, dotgeneral_large, dotgeneral_check, ops_sequential, ops_parallel; see code for documentation", key)
 		}
 	}
 	return b, nil
 }
 
 func newDefaultBackend() *Backend {
-	b := &Backend{}
+	b := &Backend{numDevices: 1}
 	b.workers.Initialize()
 	return b
 }
@@ -104,7 +114,13 @@ type Backend struct {
 
 	// isFinalized is true if the backend has been isFinalized.
 	isFinalized bool
+
+	// numDevices is the number of virtual devices (the devices=N option).
+	numDevices int
 }
+
+// maxVirtualDevices bounds the devices=N option.
+const maxVirtualDevices = 1024
 
 // Compile-time check that Backend implements backends.Backend.
 var _ backends.Backend = &Backend{}
@@ -124,12 +140,20 @@ func (b *Backend) Description() string {
 
 // NumDevices return the number of devices available for this Backend.
 func (b *Backend) NumDevices() int {
-	return 1
+	return b.numDevices
 }
 
 // DeviceDescription returns a description of the device with the given deviceNum.
 func (b *Backend) DeviceDescription(deviceNum backends.DeviceNum) string {
-	return "device#0"
+	return "device#" + strconv.Itoa(int(deviceNum))
+}
+
+// checkDevice returns an error unless deviceNum is one of the backend's devices.
+func (b *Backend) checkDevice(deviceNum backends.DeviceNum) error {
+	if deviceNum < 0 || int(deviceNum) >= b.numDevices {
+		return errors.Errorf("backend (%s) has %d device(s), there is no deviceNum %d", BackendName, b.numDevices, deviceNum)
+	}
+	return nil
 }
 
 // Capabilities returns information about what is supported by this backend.

@@ -27,7 +27,9 @@ func (b *Builder) Parameter(name string, shape shapes.Shape, sharding *backends.
 		return nil, errors.Errorf("Parameter: data type (DType) %s not supported for backend %q, try using "+
 			"a different backend, or open an issue in github.com/gomlx/gomlx", dtype, b.backend.Name())
 	}
-	if sharding != nil {
+	// An SPMD program's parameters are per-device shards whose shape is
+	// given; their spec only says how the caller laid the value out.
+	if sharding != nil && b.numDevices <= 1 {
 		return nil, errors.Wrapf(
 			notimplemented.NotImplementedError,
 			"sharding spec %+v not supported for %q builder", sharding, BackendName)

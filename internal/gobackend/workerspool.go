@@ -125,6 +125,11 @@ func (w *workersPool) StartIfAvailable(task func()) bool {
 // CallWorkerRestarted when the worker is ready to run again.
 func (w *workersPool) WorkerIsAsleep() {
 	w.extraParallelism.Add(1)
+	// gofast: wake a task waiting in WaitToStart, which may be the one the sleeper waits for
+	// (an SPMD replica blocked in a collective until another replica's op runs).
+	w.mu.Lock()
+	w.cond.Broadcast()
+	w.mu.Unlock()
 }
 
 // WorkerRestarted indicates the worker (the one that called the method) is ready to run again.
