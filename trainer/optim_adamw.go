@@ -80,7 +80,11 @@ type adamW struct {
 // grads (already clipped), the learning rate lr and ok, a bool scalar:
 // where ok is false, variables, moments and the step count keep their
 // values.
-func (o adamW) update(ctx *mlctx.Context, g *graph.Graph, vars []*mlctx.Variable, grads []*graph.Node, lr, ok *graph.Node) {
+//
+// With dp set (rank is then the device's index), the moments of each
+// weight dp.shardsState accepts are sharded: each device updates its own
+// rows of the weight and the rows are reassembled on every device.
+func (o adamW) update(ctx *mlctx.Context, g *graph.Graph, vars []*mlctx.Variable, grads []*graph.Node, lr, ok *graph.Node, dp *dataParallel, rank *graph.Node) {
 	state := ctx.InAbsPath(o.scope).Checked(false).WithInitializer(initializers.Zero)
 	stepVar := state.VariableWithValue("step", int64(0)).SetTrainable(false)
 	step := graph.Add(stepVar.ValueGraph(g), graph.ConvertDType(ok, dtypes.Int64))
@@ -104,15 +108,25 @@ func (o adamW) update(ctx *mlctx.Context, g *graph.Graph, vars []*mlctx.Variable
 
 	for i, v := range vars {
 		grad := graph.Where(ok, grads[i], zero)
+		param := v.ValueGraph(g)
 		m1Var := mirrorVariable(state, o.scope+"/m", v)
 		m2Var := mirrorVariable(state, o.scope+"/v", v)
+		sharded := dp != nil && dp.shardsState(v)
+		if sharded {
+			dp.shardState(m1Var)
+			dp.shardState(m2Var)
+			grad, param = dp.ownRows(grad, rank), dp.ownRows(param, rank)
+		}
 		m1 := graph.Add(graph.Mul(m1Var.ValueGraph(g), beta1), graph.Mul(grad, keep1))
 		m2 := graph.Add(graph.Mul(m2Var.ValueGraph(g), beta2), graph.Mul(graph.Square(grad), keep2))
 		m1Var.SetValueGraph(m1)
 		m2Var.SetValueGraph(m2)
 		denom := graph.AddScalar(graph.Mul(graph.Sqrt(m2), invRootBias2), o.cfg.Epsilon)
-		param := v.ValueGraph(g)
-		v.SetValueGraph(graph.Sub(graph.Mul(param, decay), graph.Mul(graph.Div(m1, denom), stepSize)))
+		updated := graph.Sub(graph.Mul(param, decay), graph.Mul(graph.Div(m1, denom), stepSize))
+		if sharded {
+			updated = dp.allRows(updated, rank)
+		}
+		v.SetValueGraph(updated)
 	}
 }
 

@@ -62,6 +62,8 @@ type stepper struct {
 	clip     ClipConfig
 	accScope string // absolute scope of the gradient accumulators
 	execs    [numPhases]*mlctx.Exec
+	// dp, when set, runs every step over several devices (data parallel).
+	dp *dataParallel
 }
 
 // stepResult is what one optimiser step reports.
@@ -99,20 +101,25 @@ func (s *stepper) step(ctx context.Context, micro [][]*tensors.Tensor, lr float6
 		if err != nil {
 			return stepResult{}, err
 		}
-		args := make([]any, 0, len(in)+1)
-		for _, t := range in {
-			args = append(args, t)
+		var args []any
+		if s.dp != nil {
+			if args, err = s.dp.splitArgs(in, lrTensor); err != nil {
+				return stepResult{}, err
+			}
+		} else {
+			args = make([]any, 0, len(in)+1)
+			for _, t := range in {
+				args = append(args, t)
+			}
+			args = append(args, lrTensor)
 		}
-		outs, err := exec.Exec(append(args, lrTensor)...)
+		outs, err := exec.Exec(args...)
 		if err != nil {
 			return stepResult{}, fmt.Errorf("%w: %w", ErrGraph, err)
 		}
-		values := make([]float64, len(outs))
-		for j, t := range outs {
-			if values[j], err = tensorScalar(t); err != nil {
-				return stepResult{}, err
-			}
-			t.FinalizeAll()
+		values, err := s.outputValues(outs, p != phaseAccumulate)
+		if err != nil {
+			return stepResult{}, err
 		}
 		if p != phaseAccumulate {
 			res.gradNorm = values[len(values)-1]
@@ -129,11 +136,41 @@ func (s *stepper) step(ctx context.Context, micro [][]*tensors.Tensor, lr float6
 	return res, nil
 }
 
+// outputValues reads a step graph's scalar outputs. Over several devices
+// the metric contributions of the devices add up; the gradient norm (the
+// last output when stepped) is the same on every device.
+func (s *stepper) outputValues(outs []*tensors.Tensor, stepped bool) ([]float64, error) {
+	devices := 1
+	if s.dp != nil {
+		devices = s.dp.devices
+	}
+	per := len(outs) / devices
+	values := make([]float64, per)
+	for d := range devices {
+		for j := range per {
+			v, err := tensorScalar(outs[d*per+j])
+			if err != nil {
+				return nil, err
+			}
+			if d == 0 || !(stepped && j == per-1) {
+				values[j] += v
+			}
+		}
+	}
+	for _, t := range outs {
+		t.FinalizeAll()
+	}
+	return values, nil
+}
+
 func (s *stepper) exec(p phase) (*mlctx.Exec, error) {
 	if s.execs[p] == nil {
 		e, err := mlctx.NewExec(s.backend, s.vars, s.graphFn(p))
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrGraph, err)
+		}
+		if s.dp != nil {
+			e.SPMD(s.dp.mesh)
 		}
 		s.execs[p] = e
 	}
@@ -141,10 +178,15 @@ func (s *stepper) exec(p phase) (*mlctx.Exec, error) {
 }
 
 // graphFn builds the graph of one micro-batch in phase p. Its inputs are
-// the loss's inputs followed by the learning rate; its outputs the metric
-// contributions, then, when it steps, the gradient norm before clipping.
+// the loss's inputs followed by the learning rate (and, over several
+// devices, the device's index); its outputs the metric contributions,
+// then, when it steps, the gradient norm before clipping.
 func (s *stepper) graphFn(p phase) func(ctx *mlctx.Context, in []*graph.Node) []*graph.Node {
 	return func(ctx *mlctx.Context, in []*graph.Node) []*graph.Node {
+		var rank *graph.Node
+		if s.dp != nil {
+			rank, in = in[len(in)-1], in[:len(in)-1]
+		}
 		lr := in[len(in)-1]
 		loss, metrics := s.loss(ctx, in[:len(in)-1])
 		g := loss.Graph()
@@ -174,6 +216,10 @@ func (s *stepper) graphFn(p phase) func(ctx *mlctx.Context, in []*graph.Node) []
 				acc.SetValueGraph(graph.ZerosLike(grads[i]))
 			}
 		}
+		if s.dp != nil {
+			// Each device accumulated its own rows' gradients; the step is on their sum.
+			grads = s.dp.allReduceSum(grads)
+		}
 		norm := globalNorm(grads)
 		if !s.clip.NoClip {
 			// torch clip_grad_norm_: scale by max_norm / (norm + 1e-6) when below 1.
@@ -182,7 +228,7 @@ func (s *stepper) graphFn(p phase) func(ctx *mlctx.Context, in []*graph.Node) []
 				grads[i] = graph.Mul(grads[i], coef)
 			}
 		}
-		s.opt.update(ctx, g, vars, grads, lr, graph.IsFinite(norm))
+		s.opt.update(ctx, g, vars, grads, lr, graph.IsFinite(norm), s.dp, rank)
 		return append(metrics, norm)
 	}
 }

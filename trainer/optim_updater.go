@@ -47,6 +47,16 @@ type UpdaterConfig struct {
 	// Temperature divides the logits (the rollout temperature, as veRL
 	// does); 0 means 1.
 	Temperature float64
+	// Devices is how many of the backend's devices each optimiser step
+	// runs on, data parallel: the rows of every micro-batch are split over
+	// them, gradients summed, AdamW moments sharded (see dataParallel).
+	// 0 or 1 means one device. The backend must have that many
+	// (gofast:devices=N gives the pure-Go backend virtual ones). A
+	// micro-batch whose rows do not divide by Devices is padded with rows
+	// outside the loss mask, which add nothing; under seq-mean-token-mean
+	// such a row would make the loss NaN (as a real row without mask does),
+	// so that mode needs micro-batches of a multiple of Devices rows.
+	Devices int
 	// Logger receives a debug record per optimiser step; nil discards.
 	Logger *slog.Logger
 }
@@ -83,6 +93,8 @@ func (c UpdaterConfig) withDefaults() (UpdaterConfig, error) {
 	switch {
 	case c.KLCoef < 0 || c.EntropyCoef < 0:
 		return c, fmt.Errorf("%w: KLCoef %v and EntropyCoef %v must be >= 0", ErrConfig, c.KLCoef, c.EntropyCoef)
+	case c.Devices < 0:
+		return c, fmt.Errorf("%w: Devices %d must be >= 0", ErrConfig, c.Devices)
 	case c.PPOEpochs < 0 || c.MiniBatchSize < 0 || c.MicroBatchSize < 0:
 		return c, fmt.Errorf("%w: PPOEpochs, MiniBatchSize and MicroBatchSize must be >= 0", ErrConfig)
 	case !(c.Temperature > 0):
@@ -176,8 +188,13 @@ func NewUpdater(backend backends.Backend, vars *mlctx.Context, policy Policy, cf
 	if backend == nil || vars == nil || policy == nil {
 		return nil, fmt.Errorf("%w: backend, vars and policy are required", ErrConfig)
 	}
+	dp, err := newDataParallel(backend, cfg.Devices)
+	if err != nil {
+		return nil, err
+	}
 	u := &Updater{cfg: cfg, policy: policy, lr: cfg.Optimizer.LearningRate}
 	u.steps = &stepper{
+		dp:       dp,
 		backend:  backend,
 		vars:     vars,
 		loss:     u.microBatchLoss,
@@ -273,6 +290,9 @@ func (u *Updater) Update(ctx context.Context, b *Batch) ([]StepMetrics, error) {
 				in[inExpMask] = rowsTensor(b.ExpMask, mlo, mhi)
 			}
 			in[inTokenTotal], in[inRowTotal] = tokenTotal, rowTotal
+			if in, err = u.padForDevices(in, mhi-mlo); err != nil {
+				return nil, err
+			}
 			micros = append(micros, in)
 		}
 		miniBatches = append(miniBatches, micros)
@@ -307,6 +327,36 @@ func (u *Updater) Update(ctx context.Context, b *Batch) ([]StepMetrics, error) {
 		}
 	}
 	return all, nil
+}
+
+// padForDevices pads the rows of micro-batch inputs in up to a multiple
+// of the devices: copies of the first row outside the loss mask (mask,
+// advantages and experience mask zero), so they add nothing to the loss,
+// its gradient or any metric (the totals count real rows only).
+func (u *Updater) padForDevices(in []*tensors.Tensor, rows int) ([]*tensors.Tensor, error) {
+	n := max(u.cfg.Devices, 1)
+	pad := (n - rows%n) % n
+	if pad == 0 {
+		return in, nil
+	}
+	if u.cfg.Loss.AggMode == SeqMeanTokenMean {
+		return nil, fmt.Errorf("%w: a micro-batch of %d rows over %d devices needs padding rows, which have no loss mask and make seq-mean-token-mean NaN: use micro-batches of a multiple of %d rows",
+			ErrConfig, rows, n, n)
+	}
+	out := make([]*tensors.Tensor, len(in))
+	for i, t := range in {
+		if t.Rank() == 0 {
+			out[i] = t
+			continue
+		}
+		zero := i == inLossMask || i == inAdvantages || i == inExpMask
+		p, err := padRows(t, pad, zero)
+		if err != nil {
+			return nil, fmt.Errorf("%w: input %d: %w", ErrShape, i, err)
+		}
+		out[i] = p
+	}
+	return out, nil
 }
 
 func (u *Updater) klCoef() float64 {

@@ -112,6 +112,14 @@ type RunConfig struct {
 	ValBeforeTrain bool `yaml:"val_before_train"`
 	// Backend selects the GoMLX backend ("" = $GOMLX_BACKEND or pure Go).
 	Backend string `yaml:"backend"`
+	// Devices is how many of the backend's devices the policy updates run
+	// on, data parallel (UpdaterConfig.Devices: micro-batch rows split over
+	// them, gradients summed with AllReduce, AdamW moments sharded); 0 or 1
+	// is one device. Old and reference log-probs and in-process rollouts
+	// run on the first device; with rollout.engine remote, rollouts run on
+	// the servers. On GPUs it needs the xla backend; "gofast:devices=N"
+	// gives the pure-Go backend N virtual devices on the CPU.
+	Devices int `yaml:"devices"`
 	// Progress shows progress bars when stderr is a terminal.
 	Progress bool `yaml:"progress"`
 	// MaxFailedRatio is the largest share of a step's episodes (or of a
@@ -929,6 +937,7 @@ func (c Config) Validate() error {
 		"trainer.experiment_name %q must be a plain name (no path separators, not . or ..): it names a directory under the output root", c.Trainer.ExperimentName)
 	check(c.Trainer.OutputDir != "", "trainer.output_dir is empty")
 	check(c.Trainer.RLSteps >= 0, "trainer.rl_steps %d < 0", c.Trainer.RLSteps)
+	check(c.Trainer.Devices >= 0, "trainer.devices %d < 0", c.Trainer.Devices)
 	check(c.Trainer.TestFreq >= 0, "trainer.test_freq %d < 0", c.Trainer.TestFreq)
 	check(c.Trainer.SaveFreq >= 0, "trainer.save_freq %d < 0", c.Trainer.SaveFreq)
 	check(c.Trainer.MaxCheckpointsToKeep >= 0, "trainer.max_checkpoints_to_keep %d < 0", c.Trainer.MaxCheckpointsToKeep)

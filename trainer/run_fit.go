@@ -509,6 +509,7 @@ func (r *run) updaterConfig() UpdaterConfig {
 		MicroBatchSize:  a.MicroBatchSize,
 		Temperature:     r.cfg.Rollout.Temperature,
 		NoEntropyMetric: false,
+		Devices:         r.cfg.Trainer.Devices,
 		Logger:          r.log,
 	}
 }

@@ -1,0 +1,147 @@
+package trainer_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/org/agentevolver/model"
+	"github.com/org/agentevolver/trainer"
+)
+
+// TestDataParallelMatchesOneDevice trains the same policy on the same
+// batches on one device and data parallel on two and four virtual devices
+// (gofast:devices=N): the steps' metrics and the trained weights agree up
+// to float32 summation order, the AdamW moments are sharded, and a
+// micro-batch whose rows do not divide by the devices is padded without
+// changing anything.
+func TestDataParallelMatchesOneDevice(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		devices     int
+		rows, micro int
+		aggregation trainer.AggMode
+	}{
+		{"2 devices, accumulated micro-batches", 2, 8, 4, trainer.TokenMean},
+		{"4 devices, one micro-batch", 4, 8, 0, trainer.SeqMeanTokenSum},
+		{"2 devices, padded rows", 2, 7, 3, trainer.TokenMean},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// A larger epsilon than AdamW's 1e-8: with it, a weight whose
+			// gradient is about zero moves by a full step whose sign the
+			// summation order of the devices decides.
+			cfg := trainer.UpdaterConfig{
+				Optimizer:      trainer.AdamWConfig{LearningRate: 0.02, Epsilon: 1e-3},
+				MicroBatchSize: tc.micro,
+				Loss:           trainer.PolicyLossConfig{AggMode: tc.aggregation},
+			}
+			run := func(backendConfig string, devices int) ([]trainer.StepMetrics, map[string][]float32, map[string][]float32) {
+				backend, err := model.NewBackend(backendConfig)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(backend.Finalize)
+				policy, vars := newBigram(testVocab, 3)
+				c := cfg
+				c.Devices = devices
+				u, err := trainer.NewUpdater(backend, vars, policy, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ref, err := trainer.NewReference(backend, vars, policy, trainer.ReferenceConfig{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				b := randomBatch(tc.rows, testCols, testPL, testVocab, 5)
+				var all []trainer.StepMetrics
+				for range 3 {
+					fillLogProbs(t, u, ref, b)
+					ms, err := u.Update(context.Background(), b)
+					if err != nil {
+						t.Fatal(err)
+					}
+					all = append(all, ms...)
+				}
+				if devices > 1 {
+					// ZeRO-1: each device holds its rows of the moments.
+					m := vars.GetVariableByScopeAndName("/trainer/adamw/m/bigram", "w")
+					if m == nil {
+						t.Fatal("no first moment of /bigram/w")
+					}
+					dv, err := m.DistributedValue()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got := dv.ShardShape().Dimensions; dv.NumShards() != devices || got[0] != testVocab/devices || got[1] != testVocab {
+						t.Errorf("first moment: %d shards of %v, want %d of [%d %d]", dv.NumShards(), got, devices, testVocab/devices, testVocab)
+					}
+				}
+				return all, variableValues(t, vars, "/bigram"), variableValues(t, vars, "/trainer/adamw/m")
+			}
+			wantM, wantW, wantMoments := run("gofast", 1)
+			gotM, gotW, gotMoments := run("gofast:devices="+string(rune('0'+tc.devices)), tc.devices)
+			if len(gotM) != len(wantM) {
+				t.Fatalf("%d steps, want %d", len(gotM), len(wantM))
+			}
+			for i := range wantM {
+				for _, p := range [][2]float64{{gotM[i].PGLoss, wantM[i].PGLoss}, {gotM[i].KLLoss, wantM[i].KLLoss},
+					{gotM[i].GradNorm, wantM[i].GradNorm}, {gotM[i].Entropy, wantM[i].Entropy}, {gotM[i].PGClipFrac, wantM[i].PGClipFrac}} {
+					if math.Abs(p[0]-p[1]) > 1e-5*(1+math.Abs(p[1])) {
+						t.Errorf("step %d: metrics %+v, want %+v", i, gotM[i], wantM[i])
+						break
+					}
+				}
+			}
+			compareValues(t, "weights", gotW, wantW)
+			compareValues(t, "first moments", gotMoments, wantMoments)
+		})
+	}
+}
+
+func compareValues(t *testing.T, what string, got, want map[string][]float32) {
+	t.Helper()
+	if len(got) != len(want) || len(want) == 0 {
+		t.Fatalf("%s: %d variables, want %d", what, len(got), len(want))
+	}
+	for name, w := range want {
+		g := got[name]
+		if len(g) != len(w) {
+			t.Fatalf("%s %s: %d values, want %d", what, name, len(g), len(w))
+		}
+		bad := 0
+		for i := range w {
+			if math.Abs(float64(g[i]-w[i])) > 1e-5*(1+math.Abs(float64(w[i]))) {
+				bad++
+				t.Logf("%s %s[%d] = %v, want %v", what, name, i, g[i], w[i])
+			}
+		}
+		if bad > 0 {
+			t.Errorf("%d of %d differ", bad, len(w))
+		}
+	}
+}
+
+func TestDataParallelErrors(t *testing.T) {
+	backend := newBackend(t) // one device
+	policy, vars := newBigram(testVocab, 3)
+	_, err := trainer.NewUpdater(backend, vars, policy, trainer.UpdaterConfig{Devices: 2})
+	if !errors.Is(err, trainer.ErrConfig) || !strings.Contains(err.Error(), "devices=2") {
+		t.Errorf("2 devices on a one-device backend: %v", err)
+	}
+	two, err := model.NewBackend("gofast:devices=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer two.Finalize()
+	u, err := trainer.NewUpdater(two, vars, policy, trainer.UpdaterConfig{Devices: 2, NoKLLoss: true, Loss: trainer.PolicyLossConfig{AggMode: trainer.SeqMeanTokenMean}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := randomBatch(3, testCols, testPL, testVocab, 5)
+	fillLogProbs(t, u, nil, b)
+	if _, err := u.Update(context.Background(), b); !errors.Is(err, trainer.ErrConfig) {
+		t.Errorf("seq-mean-token-mean with padding rows: %v", err)
+	}
+}
