@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/org/agentevolver/internal/fsutil"
 	"github.com/org/agentevolver/model"
@@ -39,9 +40,11 @@ AdamW's two moments, the reference policy, training activations, the
 rollout KV cache and prefill attention, each with its formula, then what
 would fit, and on the last line "fits" or "does not fit".
 
-The trainer computes in float32 and fine-tunes every weight today; --dtype
-bf16 and --lora-r are what-ifs for those settings. The model is read from
-model.path's config.json when it is readable, else built from model.shape.
+The settings are the configuration's (actor.dtype, actor.lora,
+trainer.devices, rollout.engine: with remote the servers hold the
+rollouts' KV cache); --dtype, --lora-r and --devices override them as
+what-ifs. The model is read from model.path's config.json when it is
+readable, else built from model.shape.
 
 Flags:`)
 		fs.PrintDefaults()
@@ -49,11 +52,11 @@ Flags:`)
 	var configs, sets stringList
 	fs.Var(&configs, "config", "YAML configuration file, layered over the defaults (repeatable)")
 	fs.Var(&sets, "set", "override one key, for example --set data.max_response_length=4096 (repeatable)")
-	devices := fs.Int("devices", 1, "number of devices (more than 1: state sharded as ZeRO-3/FSDP would)")
+	devices := fs.Int("devices", 0, "devices the updates run on, data parallel with sharded AdamW moments; 0 means trainer.devices")
 	memFlag := fs.String("device-memory", "", "memory of one device, e.g. 141GB (H200), 80GB (H100), 24GiB (required)")
-	dtypeFlag := fs.String("dtype", "f32", "weights, activations and KV cache: f32 (what the trainer does) or bf16")
-	loraR := fs.Int("lora-r", 0, "LoRA rank; 0 is full fine-tuning (what the trainer does)")
-	loraTargets := fs.String("lora-targets", "all", "LoRA target modules, comma-separated (q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj) or all")
+	dtypeFlag := fs.String("dtype", "", "compute precision of activations and KV cache, f32 or bf16; empty means actor.dtype")
+	loraR := fs.Int("lora-r", -1, "LoRA rank, 0 for full fine-tuning; -1 means actor.lora.r")
+	loraTargets := fs.String("lora-targets", "", "LoRA target modules, comma-separated (q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj) or all; empty means actor.lora.target_modules")
 	concurrency := fs.Int("concurrency", 0, "episodes rolled out at once; 0 means rollout.concurrency")
 	seqLen := fs.Int("seq-len", 0, "cap training and rollout sequences at this many tokens; 0 means the configuration's")
 	vocab := fs.Int("vocab-size", 0, "vocabulary size when model.path has no readable config.json; 0 means 152064 (Qwen2.5) with model.path, the tokenizer's without")
@@ -73,20 +76,34 @@ Flags:`)
 	if err != nil {
 		return fmt.Errorf("--reserve: %w", err)
 	}
-	if *devices < 1 || *loraR < 0 || *seqLen < 0 || *vocab < 0 || *concurrency < 0 {
-		return errors.New("--devices must be at least 1; --lora-r, --seq-len, --concurrency and --vocab-size must not be negative")
-	}
-	dtype, err := model.ParseExportDType(*dtypeFlag)
-	if err != nil {
-		return fmt.Errorf("--dtype: %w", err)
-	}
-	targets, err := parseLoRATargets(*loraTargets)
-	if err != nil {
-		return err
+	if *devices < 0 || *loraR < -1 || *seqLen < 0 || *vocab < 0 || *concurrency < 0 {
+		return errors.New("--devices, --seq-len, --concurrency and --vocab-size must not be negative, --lora-r not below -1")
 	}
 	cfg, err := trainer.LoadConfig(configs, sets)
 	if err != nil {
 		return err
+	}
+	dtypeName := *dtypeFlag
+	if dtypeName == "" {
+		dtypeName = cmp.Or(cfg.Actor.DType, "float32")
+	}
+	dtype, err := model.ParseExportDType(dtypeName)
+	if err != nil {
+		return fmt.Errorf("--dtype (or actor.dtype): %w", err)
+	}
+	if *loraR == -1 {
+		*loraR = cfg.Actor.LoRA.R
+	}
+	targetNames := *loraTargets
+	if targetNames == "" {
+		targetNames = cmp.Or(strings.Join(cfg.Actor.LoRA.TargetModules, ","), "all")
+	}
+	targets, err := parseLoRATargets(targetNames)
+	if err != nil {
+		return err
+	}
+	if *devices == 0 {
+		*devices = max(cfg.Trainer.Devices, 1)
 	}
 	mc, source, err := planModelConfig(cfg, *vocab)
 	if err != nil {
@@ -95,7 +112,7 @@ Flags:`)
 	s := planSettings{
 		dtype: dtype, loraR: *loraR, loraTargets: targets, useKL: cfg.Actor.UseKLLoss,
 		microBatch: planMicroBatch(cfg), trainLen: cfg.Data.MaxPromptLength + cfg.Data.MaxResponseLength,
-		concurrency: cfg.Rollout.Concurrency, rolloutLen: cfg.Rollout.MaxModelLen,
+		concurrency: cfg.Rollout.Concurrency, rolloutLen: cfg.Rollout.MaxModelLen, remote: cfg.Rollout.Engine == trainer.EngineRemote,
 		devices: *devices, reserve: float64(reserve),
 	}
 	if *concurrency > 0 {
@@ -196,11 +213,12 @@ func writePlan(w io.Writer, cfg trainer.Config, mc model.Config, source string, 
 		mc.HeadDim, mc.IntermediateSize, mc.VocabSize, mc.TieWordEmbeddings, source)
 	fmt.Fprintf(w, "settings: %s\n", describeSettings(s))
 	fmt.Fprintf(w, "training micro-batch: %d x %d tokens (actor.micro_batch_size; data.max_prompt_length + data.max_response_length)\n", s.microBatch, s.trainLen)
-	fmt.Fprintf(w, "rollouts: %d sequences x %d tokens (rollout.concurrency; rollout.max_model_len)\n", s.concurrency, s.rolloutLen)
-	fmt.Fprintf(w, "devices: %d x %s\n", s.devices, formatBytes(mem))
-	if s.devices > 1 {
-		fmt.Fprintln(w, "note: the trainer runs on one device today; the plan for several assumes fully sharded state")
+	if s.remote {
+		fmt.Fprintf(w, "rollouts: on the servers of rollout.remote (rollout.engine remote)\n")
+	} else {
+		fmt.Fprintf(w, "rollouts: %d sequences x %d tokens on the first device (rollout.concurrency; rollout.max_model_len)\n", s.concurrency, s.rolloutLen)
 	}
+	fmt.Fprintf(w, "devices: %d x %s\n", s.devices, formatBytes(mem))
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%-18s %10s  %s\n", "per device", "memory", "formula")
 	for _, l := range p.lines {
@@ -215,9 +233,9 @@ func writePlan(w io.Writer, cfg trainer.Config, mc model.Config, source string, 
 		lora  int
 	}{
 		{"f32, full fine-tuning", model.ExportFloat32, 0},
-		{"bf16, full fine-tuning", model.ExportBFloat16, 0},
+		{"bf16 compute, full", model.ExportBFloat16, 0},
 		{fmt.Sprintf("f32, LoRA r=%d", r), model.ExportFloat32, r},
-		{fmt.Sprintf("bf16, LoRA r=%d", r), model.ExportBFloat16, r},
+		{fmt.Sprintf("bf16 compute, LoRA r=%d", r), model.ExportBFloat16, r},
 	} {
 		a := s
 		a.dtype, a.loraR = alt.dtype, alt.lora
@@ -247,7 +265,10 @@ func writePlan(w io.Writer, cfg trainer.Config, mc model.Config, source string, 
 func describeSettings(s planSettings) string {
 	d := "float32 weights, activations and KV cache"
 	if s.dtype == model.ExportBFloat16 {
-		d = "bfloat16 weights, activations and KV cache, float32 master weights and moments"
+		d = "float32 weights, gradients and moments; bfloat16 compute (activations, KV cache)"
+	}
+	if s.devices > 1 {
+		d += fmt.Sprintf("; updates data parallel over %d devices, AdamW moments sharded", s.devices)
 	}
 	if s.loraR > 0 {
 		d += fmt.Sprintf("; LoRA r=%d on %v (base frozen)", s.loraR, s.loraTargets)

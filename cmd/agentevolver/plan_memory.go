@@ -12,30 +12,32 @@ import (
 )
 
 // The memory plan estimates what one device holds while the trainer runs a
-// configuration. All sizes are bytes; P is the number of weights, A the
-// number of LoRA adapter weights, L layers, D hidden size, H query heads,
-// KV key/value heads, hd head width, I intermediate size, V vocabulary,
-// b the training micro-batch (samples), T its sequence length, C the
-// episodes rolled out at once and Tr their context length.
+// configuration, as the trainer does it. All sizes are bytes; P is the
+// number of weights, A the number of LoRA adapter weights, L layers, D
+// hidden size, H query heads, KV key/value heads, hd head width, I
+// intermediate size, V vocabulary, b the training micro-batch (samples),
+// T its sequence length, C the episodes rolled out at once and Tr their
+// context length, N the devices the updates run on (trainer.devices).
 //
-// State that lives through the whole run:
+// State that lives through the whole run, on every device:
 //
-//	parameters     w·P                         (w = 4 for float32, 2 for bfloat16)
-//	               + 4·A                       (LoRA adapters stay float32)
-//	master weights 4·P for bfloat16 full fine-tuning (an update of lr 1e-6
-//	               is far below bfloat16's 2⁻⁸ resolution: without a float32
-//	               copy the weights would not move), else 0
-//	optimizer      8·N  with N = P (full) or A (LoRA): AdamW's two float32
-//	               moments per trainable weight
-//	reference      w·P  a frozen copy of the weights for the KL term; 0 with
-//	               LoRA (the base with adapters off) or without use_kl_loss
+//	parameters     4·P + 4·A   (weights and adapters are stored float32;
+//	               actor.dtype bfloat16 is compute precision only)
+//	master weights 0           (the stored weights are the float32 master)
+//	optimizer      8·t / N     AdamW's two float32 moments per trainable
+//	               weight (t = P, or A with LoRA), sharded over the devices
+//	reference      4·P         a frozen copy for the KL term; 0 with LoRA
+//	               (the base with adapters off) or without use_kl_loss
 //
 // A training micro-batch adds (no activation recomputation; every tensor
-// autodiff needs stays alive until the backward pass):
+// autodiff needs stays alive until the backward pass), each device
+// holding ceil(b/N) of its rows:
 //
-//	gradients      w·P (full) or 4·A (LoRA)
+//	gradients      4·t         (summed over the devices, whole on each)
 //	activations    a·b·T·L·(8·D + 3·KV·hd + 4·I + 2·H·T + 2·r·M)
 //	               + 8·b·T·V
+//	compute copies 2·P with bfloat16 compute (the weights converted for
+//	               the decoder blocks), else 0
 //
 // where a = 4 (float32) or 2 (bfloat16) and M the number of LoRA target
 // modules: per token and layer the two norms' inputs and outputs, q, k, v
@@ -44,20 +46,20 @@ import (
 // output and residual, the MLP's gate, up, SiLU and product, the LoRA
 // down-projections; then the float32 logits and log-softmax [T, V].
 //
-// A rollout batch adds, in place of the training micro-batch:
+// In-process rollouts (rollout.engine local) run on the first device and
+// add, in place of the training micro-batch:
 //
 //	kv-cache       a·C·Tr·L·2·KV·hd
 //	prefill        a·C·H·Tr²  (one layer's attention scores over the prompts)
+//	               + the compute copies
 //
-// The peak is the lasting state plus the larger of the two phases plus a
-// fixed reserve for the runtime (CUDA context, XLA workspace). With N > 1
-// devices the plan assumes fully sharded state (ZeRO-3/FSDP: lasting state
-// and gradients divided by N), each device its own micro-batch and 1/N of
-// the rollouts; the trainer itself runs on one device today.
+// With rollout.engine remote the servers hold both. The peak is the
+// lasting state plus the larger of the two phases plus a fixed reserve for
+// the runtime (CUDA context, XLA workspace).
 
-// planSettings are the what-if settings of a plan.
+// planSettings are the settings of a plan.
 type planSettings struct {
-	dtype       model.ExportDType // weights, activations, KV cache
+	dtype       model.ExportDType // compute precision of activations and KV cache
 	loraR       int               // 0: full fine-tuning
 	loraTargets []string          // module names, e.g. q_proj
 	useKL       bool
@@ -65,6 +67,7 @@ type planSettings struct {
 	trainLen    int // T
 	concurrency int // C
 	rolloutLen  int // Tr
+	remote      bool
 	devices     int
 	reserve     float64
 }
@@ -103,9 +106,9 @@ func computePlan(c model.Config, s planSettings) memoryPlan {
 	P := float64(c.NumParameters())
 	L, D, H, KV, hd, I, V := float64(c.NumHiddenLayers), float64(c.HiddenSize), float64(c.NumAttentionHeads),
 		float64(c.NumKeyValueHeads), float64(c.HeadDim), float64(c.IntermediateSize), float64(c.VocabSize)
-	w := 4.0
+	a := 4.0
 	if s.dtype == model.ExportBFloat16 {
-		w = 2
+		a = 2
 	}
 	n := float64(max(s.devices, 1))
 	A := 0.0
@@ -114,9 +117,8 @@ func computePlan(c model.Config, s planSettings) memoryPlan {
 		A = loraParams(c, s.loraR, s.loraTargets)
 		trainable = A
 	}
-	b, T := float64(s.microBatch), float64(s.trainLen)
-	C := math.Ceil(float64(s.concurrency) / n)
-	Tr := float64(s.rolloutLen)
+	b, T := math.Ceil(float64(s.microBatch)/n), float64(s.trainLen)
+	C, Tr := float64(s.concurrency), float64(s.rolloutLen)
 	r, M := float64(s.loraR), float64(len(s.loraTargets))
 	if s.loraR == 0 {
 		M = 0
@@ -127,21 +129,16 @@ func computePlan(c model.Config, s planSettings) memoryPlan {
 		lines = append(lines, planLine{name, bytes, formula})
 		return bytes
 	}
+	var state float64
+	params := "4 B x " + count(P) + " weights"
+	if A > 0 {
+		params += " + 4 B x " + count(A) + " adapter weights"
+	}
+	state += add("parameters", 4*P+4*A, params)
+	state += add("master weights", 0, "none (the stored weights are float32)")
 	shard := ""
 	if n > 1 {
-		shard = fmt.Sprintf(" / %g devices", n)
-	}
-	var state float64
-	params := fmt.Sprintf("%g B x %s weights", w, count(P))
-	if A > 0 {
-		params += fmt.Sprintf(" + 4 B x %s adapter weights", count(A))
-	}
-	state += add("parameters", (w*P+4*A)/n, params+shard)
-	switch {
-	case s.loraR == 0 && w == 2:
-		state += add("master weights", 4*P/n, "4 B x "+count(P)+" (float32 copy that the updates move)"+shard)
-	default:
-		state += add("master weights", 0, "none (the trained weights are float32)")
+		shard = fmt.Sprintf(" / %g devices (sharded)", n)
 	}
 	state += add("optimizer", 8*trainable/n, "AdamW m and v: 2 x 4 B x "+count(trainable)+" trainable"+shard)
 	switch {
@@ -150,21 +147,37 @@ func computePlan(c model.Config, s planSettings) memoryPlan {
 	case s.loraR > 0:
 		state += add("reference", 0, "none (the base model with adapters off)")
 	default:
-		state += add("reference", w*P/n, fmt.Sprintf("%g B x %s frozen weights for the KL term", w, count(P))+shard)
+		state += add("reference", 4*P, "4 B x "+count(P)+" frozen weights for the KL term")
 	}
-	gw := w
-	if s.loraR > 0 {
-		gw = 4
-	}
-	grads := add("gradients", gw*trainable/n, fmt.Sprintf("%g B x %s trainable", gw, count(trainable))+shard)
+	grads := add("gradients", 4*trainable, "4 B x "+count(trainable)+" trainable")
 	perTokenLayer := 8*D + 3*KV*hd + 4*I + 2*H*T + 2*r*M
-	act := add("activations", w*b*T*L*perTokenLayer+8*b*T*V,
-		fmt.Sprintf("%g B x %g x %g tokens x %g layers x %s values + 8 B x %g x %g x %g logits", w, b, T, L, count(perTokenLayer), b, T, V))
-	kv := add("kv-cache", w*C*Tr*L*2*KV*hd, fmt.Sprintf("%g B x %g sequences x %g tokens x %g layers x 2 x %g", w, C, Tr, L, KV*hd))
-	prefill := add("prefill attention", w*C*H*Tr*Tr, fmt.Sprintf("%g B x %g sequences x %g heads x %g² scores (one layer)", w, C, H, Tr))
+	rows := fmt.Sprintf("%g", b)
+	if n > 1 {
+		rows = fmt.Sprintf("%g (of %d, over %g devices)", b, s.microBatch, n)
+	}
+	act := add("activations", a*b*T*L*perTokenLayer+8*b*T*V,
+		fmt.Sprintf("%g B x %s x %g tokens x %g layers x %s values + 8 B x %g x %g x %g logits", a, rows, T, L, count(perTokenLayer), b, T, V))
+	copies := 0.0
+	if a == 2 {
+		copies = add("compute copies", 2*P, "2 B x "+count(P)+" weights converted to bfloat16")
+	} else {
+		add("compute copies", 0, "none (float32 compute)")
+	}
+	var kv, prefill float64
+	if s.remote {
+		add("kv-cache", 0, "none (rollout.engine remote: the servers hold it)")
+		add("prefill attention", 0, "none (rollout.engine remote)")
+	} else {
+		kv = add("kv-cache", a*C*Tr*L*2*KV*hd, fmt.Sprintf("%g B x %g sequences x %g tokens x %g layers x 2 x %g", a, C, Tr, L, KV*hd))
+		prefill = add("prefill attention", a*C*H*Tr*Tr, fmt.Sprintf("%g B x %g sequences x %g heads x %g² scores (one layer)", a, C, H, Tr))
+	}
 	add("reserve", s.reserve, "runtime (CUDA context, XLA workspace; --reserve)")
-	peak := state + max(grads+act, kv+prefill) + s.reserve
-	lines = append(lines, planLine{"peak", peak, "lasting state + max(gradients + activations, kv-cache + prefill attention) + reserve"})
+	rollout := 0.0
+	if !s.remote {
+		rollout = kv + prefill + copies
+	}
+	peak := state + max(grads+act+copies, rollout) + s.reserve
+	lines = append(lines, planLine{"peak", peak, "lasting state + max(gradients + activations + copies, kv-cache + prefill attention + copies) + reserve"})
 	return memoryPlan{lines: lines, peak: peak, state: state + s.reserve}
 }
 

@@ -33,34 +33,44 @@ func planRow(t *testing.T, lines []string, name string) string {
 }
 
 func TestPlan7BConfig(t *testing.T) {
-	lines := runPlanLines(t, "--config", gpu7BConfig, "--devices", "1", "--device-memory", "141GB")
+	// The example config as it is: bf16 compute, LoRA r=16, rollouts on vLLM servers, 4096 tokens.
+	lines := runPlanLines(t, "--config", gpu7BConfig, "--device-memory", "141GB")
 	if !strings.Contains(lines[0], "7.62 B parameters") {
 		t.Errorf("first line %q, want Qwen2.5-7B's 7.62 B parameters", lines[0])
 	}
 	for name, want := range map[string]string{
-		"parameters": "30.5 GB", "master weights": "0 B", "optimizer": "60.9 GB", "reference": "30.5 GB",
-		"gradients": "30.5 GB", "kv-cache": "93.9 GB", "reserve": "2.0 GB",
+		"parameters": "30.6 GB", "master weights": "0 B", "optimizer": "323.0 MB", "reference": "0 B",
+		"gradients": "161.5 MB", "compute copies": "15.2 GB", "kv-cache": "0 B", "reserve": "2.0 GB",
 	} {
 		if got := planRow(t, lines, name); got != want {
 			t.Errorf("%s: %s, want %s", name, got, want)
+		}
+	}
+	if last := lines[len(lines)-1]; last != "fits" {
+		t.Errorf("last line %q, want fits: the example config is sized for one H200", last)
+	}
+	// The reference's settings: full fine-tuning in float32, 25580-token sequences, rollouts in process.
+	lines = runPlanLines(t, "--config", gpu7BConfig, "--device-memory", "141GB", "--dtype", "f32", "--lora-r", "0",
+		"--set", "data.max_prompt_length=4000", "--set", "data.max_response_length=21580", "--set", "rollout.max_model_len=25580",
+		"--set", "rollout.engine=local")
+	for name, want := range map[string]string{"parameters": "30.5 GB", "optimizer": "60.9 GB", "reference": "30.5 GB", "gradients": "30.5 GB", "kv-cache": "93.9 GB"} {
+		if got := planRow(t, lines, name); got != want {
+			t.Errorf("reference settings, %s: %s, want %s", name, got, want)
 		}
 	}
 	if last := lines[len(lines)-1]; last != "does not fit" {
 		t.Errorf("last line %q, want does not fit: everything float32 with 25580-token sequences", last)
 	}
 	text := strings.Join(lines, "\n")
-	for _, want := range []string{"f32, full fine-tuning    nothing fits", "bf16, LoRA r=16          sequences up to 5120 tokens"} {
+	for _, want := range []string{"f32, full fine-tuning    nothing fits", "bf16 compute, LoRA r=16  sequences up to 4352 tokens"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the plan does not say %q:\n%s", want, text)
 		}
 	}
-	// What the plan says fits, fits.
-	lines = runPlanLines(t, "--config", gpu7BConfig, "--device-memory", "141GB", "--dtype", "bf16", "--lora-r", "16", "--seq-len", "5120")
-	if last := lines[len(lines)-1]; last != "fits" {
-		t.Errorf("bf16 LoRA at 5120 tokens: last line %q, want fits", last)
-	}
-	if got := planRow(t, lines, "reference"); got != "0 B" {
-		t.Errorf("LoRA reference %s, want 0 B (base with adapters off)", got)
+	// Two devices shard the moments and split the micro-batch's rows.
+	lines = runPlanLines(t, "--config", gpu7BConfig, "--device-memory", "141GB", "--devices", "2", "--lora-r", "0", "--set", "actor.micro_batch_size=2")
+	if got := planRow(t, lines, "optimizer"); got != "30.5 GB" {
+		t.Errorf("two devices, full fine-tuning: optimizer %s, want 30.5 GB (60.9 GB sharded)", got)
 	}
 }
 
@@ -84,12 +94,15 @@ func TestComputePlanFormulas(t *testing.T) {
 		want map[string]float64
 	}{
 		{"f32 full", base, map[string]float64{"parameters": 4 * P, "master weights": 0, "optimizer": 8 * P, "reference": 4 * P,
-			"gradients": 4 * P, "activations": act, "kv-cache": 4 * 3 * 20 * 2 * 2 * 4, "prefill attention": 4 * 3 * 2 * 20 * 20}},
-		{"bf16 full", func() planSettings { s := base; s.dtype = model.ExportBFloat16; return s }(),
-			map[string]float64{"parameters": 2 * P, "master weights": 4 * P, "optimizer": 8 * P, "reference": 2 * P, "gradients": 2 * P}},
+			"gradients": 4 * P, "activations": act, "compute copies": 0, "kv-cache": 4 * 3 * 20 * 2 * 2 * 4, "prefill attention": 4 * 3 * 2 * 20 * 20}},
+		{"bf16 compute", func() planSettings { s := base; s.dtype = model.ExportBFloat16; return s }(),
+			map[string]float64{"parameters": 4 * P, "master weights": 0, "optimizer": 8 * P, "reference": 4 * P, "gradients": 4 * P,
+				"activations": 2.0*2*10*2*(8*8+3*4+4*16+2*2*10) + 8*2*10*100, "compute copies": 2 * P, "kv-cache": 2 * 3 * 20 * 2 * 2 * 4}},
 		{"f32 full, two devices", func() planSettings { s := base; s.devices = 2; return s }(),
-			map[string]float64{"parameters": 2 * P, "optimizer": 4 * P, "reference": 2 * P, "gradients": 2 * P, "activations": act,
-				"kv-cache": 4 * 2 * 20 * 2 * 2 * 4}}, // ceil(3/2) sequences
+			map[string]float64{"parameters": 4 * P, "optimizer": 4 * P, "reference": 4 * P, "gradients": 4 * P, "activations": 4.0*1*10*2*(8*8+3*4+4*16+2*2*10) + 8*1*10*100,
+				"kv-cache": 4 * 3 * 20 * 2 * 2 * 4}}, // one of the two rows per device; rollouts on the first
+		{"remote rollouts", func() planSettings { s := base; s.remote = true; return s }(),
+			map[string]float64{"kv-cache": 0, "prefill attention": 0}},
 		{"LoRA r=2 on q and down", func() planSettings {
 			s := base
 			s.loraR, s.loraTargets = 2, []string{"q_proj", "down_proj"}
@@ -108,7 +121,11 @@ func TestComputePlanFormulas(t *testing.T) {
 				}
 			}
 			state := got["parameters"] + got["master weights"] + got["optimizer"] + got["reference"]
-			peak := state + max(got["gradients"]+got["activations"], got["kv-cache"]+got["prefill attention"])
+			rollout := got["kv-cache"] + got["prefill attention"] + got["compute copies"]
+			if tc.s.remote {
+				rollout = 0
+			}
+			peak := state + max(got["gradients"]+got["activations"]+got["compute copies"], rollout)
 			if got["peak"] != peak {
 				t.Errorf("peak %g, want %g", got["peak"], peak)
 			}
@@ -148,7 +165,9 @@ func TestPlanErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"--config", gpu7BConfig},
 		{"--config", gpu7BConfig, "--device-memory", "lots"},
-		{"--config", gpu7BConfig, "--device-memory", "80GB", "--devices", "0"},
+		{"--config", gpu7BConfig, "--device-memory", "80GB", "--devices", "-1"},
+		{"--config", gpu7BConfig, "--device-memory", "80GB", "--lora-r", "-2"},
+		{"--config", gpu7BConfig, "--device-memory", "80GB", "--dtype", "f8"},
 		{"--config", gpu7BConfig, "--device-memory", "80GB", "--lora-targets", "q_proj,lm_head"},
 		{"--config", "no-such.yaml", "--device-memory", "80GB"},
 	} {
