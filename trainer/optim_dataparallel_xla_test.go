@@ -1,0 +1,58 @@
+//go:build xla
+
+package trainer_test
+
+import (
+	"context"
+	"math"
+	"os"
+	"testing"
+
+	"github.com/org/agentevolver/model"
+	"github.com/org/agentevolver/trainer"
+)
+
+// TestDataParallelXLA runs the data-parallel update on the XLA backend
+// when it has two devices (a GPU machine, or XLA's CPU plugin with
+// XLA_FLAGS=--xla_force_host_platform_device_count=2) and compares it with
+// one device of the same backend. AGENTEVOLVER_XLA_BACKEND picks the
+// backend (default xla:cpu); without a plugin the test is skipped.
+func TestDataParallelXLA(t *testing.T) {
+	config := os.Getenv("AGENTEVOLVER_XLA_BACKEND")
+	if config == "" {
+		config = "xla:cpu"
+	}
+	backend, err := model.NewBackend(config)
+	if err != nil {
+		t.Skipf("no XLA backend: %v", err)
+	}
+	defer backend.Finalize()
+	if backend.NumDevices() < 2 {
+		t.Skipf("%s has %d device(s)", config, backend.NumDevices())
+	}
+	run := func(devices int) []trainer.StepMetrics {
+		policy, vars := newBigram(testVocab, 3)
+		u, err := trainer.NewUpdater(backend, vars, policy, trainer.UpdaterConfig{
+			Optimizer: trainer.AdamWConfig{LearningRate: 0.02, Epsilon: 1e-3}, MicroBatchSize: 4, Devices: devices, NoKLLoss: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := randomBatch(8, testCols, testPL, testVocab, 5)
+		var all []trainer.StepMetrics
+		for range 3 {
+			fillLogProbs(t, u, nil, b)
+			ms, err := u.Update(context.Background(), b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all = append(all, ms...)
+		}
+		return all
+	}
+	want, got := run(1), run(2)
+	for i := range want {
+		if math.Abs(got[i].PGLoss-want[i].PGLoss) > 1e-4 || math.Abs(got[i].GradNorm-want[i].GradNorm) > 1e-4*(1+want[i].GradNorm) {
+			t.Errorf("step %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
