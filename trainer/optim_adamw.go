@@ -81,9 +81,9 @@ type adamW struct {
 // where ok is false, variables, moments and the step count keep their
 // values.
 //
-// With dp set (rank is then the device's index), the moments of each
-// weight dp.shardsState accepts are sharded: each device updates its own
-// rows of the weight and the rows are reassembled on every device.
+// With dp set (rank is then the device's index), each weight
+// dp.shardsState accepts and its moments are sharded: each device updates
+// its own rows of them.
 func (o adamW) update(ctx *mlctx.Context, g *graph.Graph, vars []*mlctx.Variable, grads []*graph.Node, lr, ok *graph.Node, dp *dataParallel, rank *graph.Node) {
 	state := ctx.InAbsPath(o.scope).Checked(false).WithInitializer(initializers.Zero)
 	stepVar := state.VariableWithValue("step", int64(0)).SetTrainable(false)
@@ -122,11 +122,8 @@ func (o adamW) update(ctx *mlctx.Context, g *graph.Graph, vars []*mlctx.Variable
 		m1Var.SetValueGraph(m1)
 		m2Var.SetValueGraph(m2)
 		denom := graph.AddScalar(graph.Mul(graph.Sqrt(m2), invRootBias2), o.cfg.Epsilon)
-		updated := graph.Sub(graph.Mul(param, decay), graph.Mul(graph.Div(m1, denom), stepSize))
-		if sharded {
-			updated = dp.allRows(updated, rank)
-		}
-		v.SetValueGraph(updated)
+		// A sharded weight keeps its own rows (dataParallel.gatherWeights).
+		v.SetValueGraph(graph.Sub(graph.Mul(param, decay), graph.Mul(graph.Div(m1, denom), stepSize)))
 	}
 }
 

@@ -3,6 +3,7 @@ package trainer
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/distributed"
@@ -18,10 +19,13 @@ import (
 // holds the whole model and computes the gradients of its share of the
 // rows of each micro-batch; the gradients are summed over the devices
 // (AllReduce) before clipping, so every device takes the same step. The
-// AdamW moments are sharded (ZeRO stage 1): a weight whose first axis
-// divides by the number of devices has its moments split along it, each
-// device updates its own rows and the updated rows are reassembled on
-// every device by a second AllReduce. Explicit collectives rather than
+// trainable weights and their AdamW moments are sharded (ZeRO stage 3's
+// storage): a trainable weight whose first axis divides by the number of
+// devices is stored split along it, each device holding its rows of the
+// weight and of both moments; a step reassembles the weight on every
+// device (an AllReduce of each device's rows in place, zeros elsewhere)
+// for the forward and backward passes, and each device updates only its
+// rows. Frozen weights (a LoRA base) are replicated. Explicit collectives rather than
 // XLA's automatic sharding, so the same program runs on XLA (GPUs) and on
 // the pure-Go backend's virtual devices (gofast:devices=N), where it is
 // tested.
@@ -158,6 +162,27 @@ func (dp *dataParallel) shardState(s *mlctx.Variable) {
 	if err := s.SetShardingSpec(spec); err != nil {
 		panic(fmt.Errorf("%w: sharding %s: %w", ErrGraph, s.ScopeAndName(), err))
 	}
+}
+
+// gatherWeights gives each trainable weight dp.shardsState accepts the
+// row sharding, and sets its value in g to the weight reassembled from the
+// devices' rows; it returns each such weight's own-rows node, the value a
+// graph that does not update the weight must set back.
+func (dp *dataParallel) gatherWeights(ctx *mlctx.Context, g *graph.Graph, rank *graph.Node) map[*mlctx.Variable]*graph.Node {
+	shards := make(map[*mlctx.Variable]*graph.Node)
+	for v := range ctx.IterVariables() {
+		// The trainer's own state (moments, accumulators) is not a weight,
+		// though restored from a checkpoint it is marked trainable until
+		// the optimiser first touches it.
+		if !v.Trainable || !dp.shardsState(v) || v.Scope() == trainerScope || strings.HasPrefix(v.Scope(), trainerScope+mlctx.ScopeSeparator) {
+			continue
+		}
+		dp.shardState(v)
+		shard := v.ValueGraph(g)
+		shards[v] = shard
+		v.SetValueGraph(dp.allRows(shard, rank))
+	}
+	return shards
 }
 
 // ownRows returns this device's rows of x (its first axis split over the

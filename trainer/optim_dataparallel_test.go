@@ -65,17 +65,19 @@ func TestDataParallelMatchesOneDevice(t *testing.T) {
 					all = append(all, ms...)
 				}
 				if devices > 1 {
-					// ZeRO-1: each device holds its rows of the moments.
-					m := vars.GetVariableByScopeAndName("/trainer/adamw/m/bigram", "w")
-					if m == nil {
-						t.Fatal("no first moment of /bigram/w")
-					}
-					dv, err := m.DistributedValue()
-					if err != nil {
-						t.Fatal(err)
-					}
-					if got := dv.ShardShape().Dimensions; dv.NumShards() != devices || got[0] != testVocab/devices || got[1] != testVocab {
-						t.Errorf("first moment: %d shards of %v, want %d of [%d %d]", dv.NumShards(), got, devices, testVocab/devices, testVocab)
+					// Each device holds its rows of the weight and of its moments.
+					for _, scope := range []string{"/bigram", "/trainer/adamw/m/bigram", "/trainer/adamw/v/bigram"} {
+						v := vars.GetVariableByScopeAndName(scope, "w")
+						if v == nil {
+							t.Fatalf("no %s/w", scope)
+						}
+						dv, err := v.DistributedValue()
+						if err != nil {
+							t.Fatal(err)
+						}
+						if got := dv.ShardShape().Dimensions; dv.NumShards() != devices || got[0] != testVocab/devices || got[1] != testVocab {
+							t.Errorf("%s/w: %d shards of %v, want %d of [%d %d]", scope, dv.NumShards(), got, devices, testVocab/devices, testVocab)
+						}
 					}
 				}
 				return all, variableValues(t, vars, "/bigram"), variableValues(t, vars, "/trainer/adamw/m")

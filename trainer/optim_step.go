@@ -188,6 +188,12 @@ func (s *stepper) graphFn(p phase) func(ctx *mlctx.Context, in []*graph.Node) []
 			rank, in = in[len(in)-1], in[:len(in)-1]
 		}
 		lr := in[len(in)-1]
+		// Over several devices each holds its rows of the sharded weights:
+		// the loss reads them reassembled.
+		var shardNodes map[*mlctx.Variable]*graph.Node
+		if s.dp != nil {
+			shardNodes = s.dp.gatherWeights(ctx, in[0].Graph(), rank)
+		}
 		loss, metrics := s.loss(ctx, in[:len(in)-1])
 		g := loss.Graph()
 		var vars []*mlctx.Variable
@@ -206,6 +212,9 @@ func (s *stepper) graphFn(p phase) func(ctx *mlctx.Context, in []*graph.Node) []
 			for i, v := range vars {
 				acc := mirrorVariable(ctx, s.accScope, v)
 				acc.SetValueGraph(graph.Add(acc.ValueGraph(g), grads[i]))
+			}
+			for v, shard := range shardNodes {
+				v.SetValueGraph(shard) // unchanged: its stored rows stay
 			}
 			return metrics
 		}

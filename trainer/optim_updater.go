@@ -49,7 +49,8 @@ type UpdaterConfig struct {
 	Temperature float64
 	// Devices is how many of the backend's devices each optimiser step
 	// runs on, data parallel: the rows of every micro-batch are split over
-	// them, gradients summed, AdamW moments sharded (see dataParallel).
+	// them, gradients summed, trainable weights and their AdamW moments
+	// sharded (see dataParallel).
 	// 0 or 1 means one device. The backend must have that many
 	// (gofast:devices=N gives the pure-Go backend virtual ones). A
 	// micro-batch whose rows do not divide by Devices is padded with rows

@@ -114,9 +114,9 @@ type RunConfig struct {
 	Backend string `yaml:"backend"`
 	// Devices is how many of the backend's devices the policy updates run
 	// on, data parallel (UpdaterConfig.Devices: micro-batch rows split over
-	// them, gradients summed with AllReduce, AdamW moments sharded); 0 or 1
-	// is one device. Old and reference log-probs and in-process rollouts
-	// run on the first device; with rollout.engine remote, rollouts run on
+	// them, gradients summed with AllReduce, trainable weights and AdamW
+	// moments sharded); 0 or 1 is one device. The warm start, old and
+	// reference log-probs and in-process rollouts run on the first device; with rollout.engine remote, rollouts run on
 	// the servers. On GPUs it needs the xla backend; "gofast:devices=N"
 	// gives the pure-Go backend N virtual devices on the CPU.
 	Devices int `yaml:"devices"`

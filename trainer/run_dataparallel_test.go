@@ -61,3 +61,24 @@ func TestDevicesNeedABackendWithThem(t *testing.T) {
 		t.Fatalf("err = %v, want ErrConfig", err)
 	}
 }
+
+// TestFitLoRADataParallel: with LoRA only the adapters are trainable, so
+// only they (and their moments) are sharded; the frozen base stays whole
+// on every device and unchanged.
+func TestFitLoRADataParallel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a tiny model")
+	}
+	cfg := loraConfig(t)
+	cfg.Trainer.Backend = "gofast:devices=2"
+	cfg.Trainer.Devices = 2
+	tr := mustNew(t, cfg, Options{})
+	if _, err := tr.Fit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{filepath.Join(FinalModelDir, "model.safetensors"), filepath.Join(FinalModelDir, AdapterDir, "adapter_model.safetensors")} {
+		if _, err := os.Stat(filepath.Join(cfg.Trainer.OutputDir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}

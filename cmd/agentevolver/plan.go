@@ -52,7 +52,7 @@ Flags:`)
 	var configs, sets stringList
 	fs.Var(&configs, "config", "YAML configuration file, layered over the defaults (repeatable)")
 	fs.Var(&sets, "set", "override one key, for example --set data.max_response_length=4096 (repeatable)")
-	devices := fs.Int("devices", 0, "devices the updates run on, data parallel with sharded AdamW moments; 0 means trainer.devices")
+	devices := fs.Int("devices", 0, "devices the updates run on, data parallel with sharded trainable weights and AdamW moments; 0 means trainer.devices")
 	memFlag := fs.String("device-memory", "", "memory of one device, e.g. 141GB (H200), 80GB (H100), 24GiB (required)")
 	dtypeFlag := fs.String("dtype", "", "compute precision of activations and KV cache, f32 or bf16; empty means actor.dtype")
 	loraR := fs.Int("lora-r", -1, "LoRA rank, 0 for full fine-tuning; -1 means actor.lora.r")
@@ -268,7 +268,7 @@ func describeSettings(s planSettings) string {
 		d = "float32 weights, gradients and moments; bfloat16 compute (activations, KV cache)"
 	}
 	if s.devices > 1 {
-		d += fmt.Sprintf("; updates data parallel over %d devices, AdamW moments sharded", s.devices)
+		d += fmt.Sprintf("; updates data parallel over %d devices, trainable weights and AdamW moments sharded", s.devices)
 	}
 	if s.loraR > 0 {
 		d += fmt.Sprintf("; LoRA r=%d on %v (base frozen)", s.loraR, s.loraTargets)

@@ -21,8 +21,9 @@ import (
 //
 // State that lives through the whole run, on every device:
 //
-//	parameters     4·P + 4·A   (weights and adapters are stored float32;
-//	               actor.dtype bfloat16 is compute precision only)
+//	parameters     4·(P + A − t) + 4·t / N   (stored float32; actor.dtype
+//	               bfloat16 is compute precision only); the trainable
+//	               weights are sharded over the devices, frozen ones not
 //	master weights 0           (the stored weights are the float32 master)
 //	optimizer      8·t / N     AdamW's two float32 moments per trainable
 //	               weight (t = P, or A with LoRA), sharded over the devices
@@ -34,6 +35,8 @@ import (
 // holding ceil(b/N) of its rows:
 //
 //	gradients      4·t         (summed over the devices, whole on each)
+//	gathered       4·t·(N−1)/N the trainable weights reassembled for the
+//	               step (0 on one device)
 //	activations    a·b·T·L·(8·D + 3·KV·hd + 4·I + 2·H·T + 2·r·M)
 //	               + 8·b·T·V
 //	compute copies 2·P with bfloat16 compute (the weights converted for
@@ -134,7 +137,10 @@ func computePlan(c model.Config, s planSettings) memoryPlan {
 	if A > 0 {
 		params += " + 4 B x " + count(A) + " adapter weights"
 	}
-	state += add("parameters", 4*P+4*A, params)
+	if n > 1 {
+		params += fmt.Sprintf(" (the %s trainable / %g devices)", count(trainable), n)
+	}
+	state += add("parameters", 4*(P+A-trainable)+4*trainable/n, params)
 	state += add("master weights", 0, "none (the stored weights are float32)")
 	shard := ""
 	if n > 1 {
@@ -150,6 +156,11 @@ func computePlan(c model.Config, s planSettings) memoryPlan {
 		state += add("reference", 4*P, "4 B x "+count(P)+" frozen weights for the KL term")
 	}
 	grads := add("gradients", 4*trainable, "4 B x "+count(trainable)+" trainable")
+	if n > 1 {
+		grads += add("gathered weights", 4*trainable*(n-1)/n, fmt.Sprintf("4 B x %s trainable x %g/%g reassembled for the step", count(trainable), n-1, n))
+	} else {
+		add("gathered weights", 0, "none (one device)")
+	}
 	perTokenLayer := 8*D + 3*KV*hd + 4*I + 2*H*T + 2*r*M
 	rows := fmt.Sprintf("%g", b)
 	if n > 1 {
@@ -177,7 +188,7 @@ func computePlan(c model.Config, s planSettings) memoryPlan {
 		rollout = kv + prefill + copies
 	}
 	peak := state + max(grads+act+copies, rollout) + s.reserve
-	lines = append(lines, planLine{"peak", peak, "lasting state + max(gradients + activations + copies, kv-cache + prefill attention + copies) + reserve"})
+	lines = append(lines, planLine{"peak", peak, "lasting state + max(gradients + gathered + activations + copies, kv-cache + prefill attention + copies) + reserve"})
 	return memoryPlan{lines: lines, peak: peak, state: state + s.reserve}
 }
 

@@ -69,8 +69,10 @@ func TestPlan7BConfig(t *testing.T) {
 	}
 	// Two devices shard the moments and split the micro-batch's rows.
 	lines = runPlanLines(t, "--config", gpu7BConfig, "--device-memory", "141GB", "--devices", "2", "--lora-r", "0", "--set", "actor.micro_batch_size=2")
-	if got := planRow(t, lines, "optimizer"); got != "30.5 GB" {
-		t.Errorf("two devices, full fine-tuning: optimizer %s, want 30.5 GB (60.9 GB sharded)", got)
+	for name, want := range map[string]string{"optimizer": "30.5 GB", "parameters": "15.2 GB", "gathered weights": "15.2 GB"} {
+		if got := planRow(t, lines, name); got != want {
+			t.Errorf("two devices, full fine-tuning: %s %s, want %s (sharded in two)", name, got, want)
+		}
 	}
 }
 
@@ -99,8 +101,9 @@ func TestComputePlanFormulas(t *testing.T) {
 			map[string]float64{"parameters": 4 * P, "master weights": 0, "optimizer": 8 * P, "reference": 4 * P, "gradients": 4 * P,
 				"activations": 2.0*2*10*2*(8*8+3*4+4*16+2*2*10) + 8*2*10*100, "compute copies": 2 * P, "kv-cache": 2 * 3 * 20 * 2 * 2 * 4}},
 		{"f32 full, two devices", func() planSettings { s := base; s.devices = 2; return s }(),
-			map[string]float64{"parameters": 4 * P, "optimizer": 4 * P, "reference": 4 * P, "gradients": 4 * P, "activations": 4.0*1*10*2*(8*8+3*4+4*16+2*2*10) + 8*1*10*100,
-				"kv-cache": 4 * 3 * 20 * 2 * 2 * 4}}, // one of the two rows per device; rollouts on the first
+			map[string]float64{"parameters": 2 * P, "optimizer": 4 * P, "reference": 4 * P, "gradients": 4 * P, "gathered weights": 2 * P,
+				"activations": 4.0*1*10*2*(8*8+3*4+4*16+2*2*10) + 8*1*10*100,
+				"kv-cache":    4 * 3 * 20 * 2 * 2 * 4}}, // one of the two rows per device; rollouts on the first
 		{"remote rollouts", func() planSettings { s := base; s.remote = true; return s }(),
 			map[string]float64{"kv-cache": 0, "prefill attention": 0}},
 		{"LoRA r=2 on q and down", func() planSettings {
@@ -125,7 +128,7 @@ func TestComputePlanFormulas(t *testing.T) {
 			if tc.s.remote {
 				rollout = 0
 			}
-			peak := state + max(got["gradients"]+got["activations"]+got["compute copies"], rollout)
+			peak := state + max(got["gradients"]+got["gathered weights"]+got["activations"]+got["compute copies"], rollout)
 			if got["peak"] != peak {
 				t.Errorf("peak %g, want %g", got["peak"], peak)
 			}
