@@ -82,7 +82,7 @@ type adamW struct {
 // values.
 //
 // With dp set (rank is then the device's index), each weight
-// dp.shardsState accepts and its moments are sharded: each device updates
+// dp.shardable accepts and its moments are sharded: each device updates
 // its own rows of them.
 func (o adamW) update(ctx *mlctx.Context, g *graph.Graph, vars []*mlctx.Variable, grads []*graph.Node, lr, ok *graph.Node, dp *dataParallel, rank *graph.Node) {
 	state := ctx.InAbsPath(o.scope).Checked(false).WithInitializer(initializers.Zero)
@@ -111,10 +111,10 @@ func (o adamW) update(ctx *mlctx.Context, g *graph.Graph, vars []*mlctx.Variable
 		param := v.ValueGraph(g)
 		m1Var := mirrorVariable(state, o.scope+"/m", v)
 		m2Var := mirrorVariable(state, o.scope+"/v", v)
-		sharded := dp != nil && dp.shardsState(v)
+		sharded := dp != nil && dp.shardable(v)
 		if sharded {
-			dp.shardState(m1Var)
-			dp.shardState(m2Var)
+			dp.shardRows(m1Var)
+			dp.shardRows(m2Var)
 			grad, param = dp.ownRows(grad, rank), dp.ownRows(param, rank)
 		}
 		m1 := graph.Add(graph.Mul(m1Var.ValueGraph(g), beta1), graph.Mul(grad, keep1))

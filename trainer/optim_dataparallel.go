@@ -3,7 +3,6 @@ package trainer
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/distributed"
@@ -135,21 +134,21 @@ func (dp *dataParallel) allReduceSum(nodes []*graph.Node) []*graph.Node {
 	return nodes[0].Graph().Distributed().AllReduce(nodes, backends.ReduceOpSum)
 }
 
-// shardsState reports whether the optimiser state of v is split over the
-// devices: its first axis divides by their number.
-func (dp *dataParallel) shardsState(v *mlctx.Variable) bool {
+// shardable reports whether a trainable weight v and its optimiser state
+// are split over the devices: its first axis divides by their number.
+func (dp *dataParallel) shardable(v *mlctx.Variable) bool {
 	dims := v.Shape().Dimensions
 	return len(dims) > 0 && dims[0] >= dp.devices && dims[0]%dp.devices == 0
 }
 
-// shardState gives the state variable s of a weight the row sharding,
-// before a graph reads it.
+// shardRows gives s, a shardable weight or one of its optimiser state
+// variables, the row sharding before a graph reads it.
 //
 // A state variable gets its zero value here, on the host, rather than
 // from the context's initializer: in an SPMD program the initializer would
 // make each device a whole zero weight, which would then be taken for
 // that device's shard.
-func (dp *dataParallel) shardState(s *mlctx.Variable) {
+func (dp *dataParallel) shardRows(s *mlctx.Variable) {
 	if !s.HasValue() {
 		if err := s.SetValue(tensors.FromShape(s.Shape())); err != nil {
 			panic(fmt.Errorf("%w: initialising %s: %w", ErrGraph, s.ScopeAndName(), err))
@@ -164,20 +163,17 @@ func (dp *dataParallel) shardState(s *mlctx.Variable) {
 	}
 }
 
-// gatherWeights gives each trainable weight dp.shardsState accepts the
+// gatherWeights gives each trainable weight dp.shardable accepts the
 // row sharding, and sets its value in g to the weight reassembled from the
 // devices' rows; it returns each such weight's own-rows node, the value a
 // graph that does not update the weight must set back.
 func (dp *dataParallel) gatherWeights(ctx *mlctx.Context, g *graph.Graph, rank *graph.Node) map[*mlctx.Variable]*graph.Node {
 	shards := make(map[*mlctx.Variable]*graph.Node)
 	for v := range ctx.IterVariables() {
-		// The trainer's own state (moments, accumulators) is not a weight,
-		// though restored from a checkpoint it is marked trainable until
-		// the optimiser first touches it.
-		if !v.Trainable || !dp.shardsState(v) || v.Scope() == trainerScope || strings.HasPrefix(v.Scope(), trainerScope+mlctx.ScopeSeparator) {
+		if !v.Trainable || !dp.shardable(v) {
 			continue
 		}
-		dp.shardState(v)
+		dp.shardRows(v)
 		shard := v.ValueGraph(g)
 		shards[v] = shard
 		v.SetValueGraph(dp.allRows(shard, rank))

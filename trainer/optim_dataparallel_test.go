@@ -54,16 +54,7 @@ func TestDataParallelMatchesOneDevice(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				b := randomBatch(tc.rows, testCols, testPL, testVocab, 5)
-				var all []trainer.StepMetrics
-				for range 3 {
-					fillLogProbs(t, u, ref, b)
-					ms, err := u.Update(context.Background(), b)
-					if err != nil {
-						t.Fatal(err)
-					}
-					all = append(all, ms...)
-				}
+				all := updateTimes(t, u, ref, randomBatch(tc.rows, testCols, testPL, testVocab, 5), 3)
 				if devices > 1 {
 					// Each device holds its rows of the weight and of its moments.
 					for _, scope := range []string{"/bigram", "/trainer/adamw/m/bigram", "/trainer/adamw/v/bigram"} {
@@ -146,4 +137,21 @@ func TestDataParallelErrors(t *testing.T) {
 	if _, err := u.Update(context.Background(), b); !errors.Is(err, trainer.ErrConfig) {
 		t.Errorf("seq-mean-token-mean with padding rows: %v", err)
 	}
+}
+
+// updateTimes runs n updates of u on b, each after recomputing b's old
+// log-probs (and reference log-probs with ref), and returns every step's
+// metrics.
+func updateTimes(t *testing.T, u *trainer.Updater, ref *trainer.Reference, b *trainer.Batch, n int) []trainer.StepMetrics {
+	t.Helper()
+	var all []trainer.StepMetrics
+	for range n {
+		fillLogProbs(t, u, ref, b)
+		ms, err := u.Update(context.Background(), b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, ms...)
+	}
+	return all
 }

@@ -3,7 +3,6 @@
 package trainer_test
 
 import (
-	"context"
 	"math"
 	"os"
 	"testing"
@@ -37,17 +36,7 @@ func TestDataParallelXLA(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := randomBatch(8, testCols, testPL, testVocab, 5)
-		var all []trainer.StepMetrics
-		for range 3 {
-			fillLogProbs(t, u, nil, b)
-			ms, err := u.Update(context.Background(), b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			all = append(all, ms...)
-		}
-		return all
+		return updateTimes(t, u, nil, randomBatch(8, testCols, testPL, testVocab, 5), 3)
 	}
 	want, got := run(1), run(2)
 	for i := range want {

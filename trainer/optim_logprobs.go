@@ -3,7 +3,6 @@ package trainer
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/graph"
@@ -111,7 +110,7 @@ func NewReference(backend backends.Backend, policyVars *mlctx.Context, policy Po
 	frozen := mlctx.New()
 	n := 0
 	for v := range policyVars.IterVariables() {
-		if scope := v.Scope(); scope == trainerScope || strings.HasPrefix(scope, trainerScope+mlctx.ScopeSeparator) {
+		if inScope(v.Scope(), trainerScope) {
 			continue
 		}
 		clone, err := v.CloneToContext(frozen)

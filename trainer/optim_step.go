@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/graph"
@@ -184,16 +183,14 @@ func (s *stepper) exec(p phase) (*mlctx.Exec, error) {
 func (s *stepper) graphFn(p phase) func(ctx *mlctx.Context, in []*graph.Node) []*graph.Node {
 	return func(ctx *mlctx.Context, in []*graph.Node) []*graph.Node {
 		var rank *graph.Node
-		if s.dp != nil {
-			rank, in = in[len(in)-1], in[:len(in)-1]
-		}
-		lr := in[len(in)-1]
-		// Over several devices each holds its rows of the sharded weights:
-		// the loss reads them reassembled.
 		var shardNodes map[*mlctx.Variable]*graph.Node
 		if s.dp != nil {
+			rank, in = in[len(in)-1], in[:len(in)-1]
+			// Each device holds its rows of the sharded weights: the loss
+			// reads them reassembled.
 			shardNodes = s.dp.gatherWeights(ctx, in[0].Graph(), rank)
 		}
+		lr := in[len(in)-1]
 		loss, metrics := s.loss(ctx, in[:len(in)-1])
 		g := loss.Graph()
 		var vars []*mlctx.Variable
@@ -259,7 +256,7 @@ func globalNorm(grads []*graph.Node) *graph.Node {
 // resetAccumulators zeroes the gradient accumulators.
 func (s *stepper) resetAccumulators() {
 	for v := range s.vars.IterVariables() {
-		if v.Scope() == s.accScope || strings.HasPrefix(v.Scope(), s.accScope+mlctx.ScopeSeparator) {
+		if inScope(v.Scope(), s.accScope) {
 			_ = v.SetValue(tensors.FromShape(v.Shape()))
 		}
 	}

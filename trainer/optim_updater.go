@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"strings"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/graph"
@@ -412,3 +413,8 @@ func (u *Updater) microBatchLoss(ctx *mlctx.Context, in []*graph.Node) (*graph.N
 // model's (optimiser state, gradient accumulators); a Reference copies
 // everything else.
 const trainerScope = "/trainer"
+
+// inScope reports whether scope is base or lies below it.
+func inScope(scope, base string) bool {
+	return scope == base || strings.HasPrefix(scope, base+mlctx.ScopeSeparator)
+}

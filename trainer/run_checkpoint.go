@@ -368,6 +368,13 @@ func loadContextState(r *run, dir string) (err error) {
 	if _, err := checkpoints.Build(ctx).Dir(dir).Immediate().Done(); err != nil {
 		return fmt.Errorf("trainer: restore checkpoint state: %w", err)
 	}
+	// The loader creates every variable trainable; the trainer's own state
+	// (moments, step counts, accumulators) never is, as when it was made.
+	for v := range ctx.IterVariables() {
+		if inScope(v.Scope(), trainerScope) {
+			v.SetTrainable(false)
+		}
+	}
 	return nil
 }
 

@@ -1,7 +1,6 @@
 package trainer
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -18,9 +17,7 @@ func TestFitDataParallel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains a tiny model twice")
 	}
-	straight := tinyConfig(t)
-	straight.Trainer.Backend = "gofast:devices=2"
-	straight.Trainer.Devices = 2
+	straight := onTwoDevices(tinyConfig(t))
 	straight.WarmStart.Steps = 1
 	if _, err := mustNew(t, straight, Options{}).Fit(context.Background()); err != nil {
 		t.Fatal(err)
@@ -34,15 +31,7 @@ func TestFitDataParallel(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := filepath.Join(FinalModelDir, "model.safetensors")
-	a, err := os.ReadFile(filepath.Join(straight.Trainer.OutputDir, f))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(resumed.Trainer.OutputDir, f))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(a, b) {
+	if !sameFile(t, filepath.Join(straight.Trainer.OutputDir, f), filepath.Join(resumed.Trainer.OutputDir, f)) {
 		t.Errorf("%s differs between the uninterrupted and the resumed run", f)
 	}
 	if ma, mb := metricsWithoutTimes(t, straight.Trainer.OutputDir), metricsWithoutTimes(t, resumed.Trainer.OutputDir); ma != mb {
@@ -69,9 +58,7 @@ func TestFitLoRADataParallel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains a tiny model")
 	}
-	cfg := loraConfig(t)
-	cfg.Trainer.Backend = "gofast:devices=2"
-	cfg.Trainer.Devices = 2
+	cfg := onTwoDevices(loraConfig(t))
 	tr := mustNew(t, cfg, Options{})
 	if _, err := tr.Fit(context.Background()); err != nil {
 		t.Fatal(err)
@@ -81,4 +68,11 @@ func TestFitLoRADataParallel(t *testing.T) {
 			t.Error(err)
 		}
 	}
+}
+
+// onTwoDevices makes cfg's updates data parallel over two virtual devices.
+func onTwoDevices(cfg Config) Config {
+	cfg.Trainer.Backend = "gofast:devices=2"
+	cfg.Trainer.Devices = 2
+	return cfg
 }
