@@ -108,7 +108,7 @@ func (b *Builder) AllReduce(operands []backends.Op, reductionType backends.Reduc
 	}
 	outputs := make([]backends.Op, len(inputs))
 	for i, in := range inputs {
-		if _, ok := Capabilities.DTypes[in.shape.DType]; !ok || !reduceDTypeSupported(in.shape.DType) {
+		if !reduceDTypeSupported(in.shape.DType) {
 			return nil, errors.Errorf("AllReduce: dtype %s is not supported", in.shape.DType)
 		}
 		node := b.newNode(backends.OpTypeAllReduce, in.shape, in)

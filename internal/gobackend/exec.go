@@ -494,14 +494,15 @@ func (e *Executable) executeNode(node *Node, execBuf *executionBuffers) error {
 
 	} else {
 		// Single-output node:
-		nodeExecutor := nodeExecutors[node.opType]
-		if nodeExecutor == nil && node.opType != backends.OpTypeAllReduce {
-			return errors.Errorf("Execute: node executor for op type %s not implemented!?", node.opType)
-		}
 		var err error
 		if node.opType == backends.OpTypeAllReduce {
+			// A collective needs this execution's replica, which executors do not get.
 			execBuf.results[nodeIdx], err = e.allReduce(node, inputBuffers[0], execBuf.replica, execBuf.device, execBuf.collectives)
 		} else {
+			nodeExecutor := nodeExecutors[node.opType]
+			if nodeExecutor == nil {
+				return errors.Errorf("Execute: node executor for op type %s not implemented!?", node.opType)
+			}
 			execBuf.results[nodeIdx], err = nodeExecutor(e.backend, node, inputBuffers, inputsOwned)
 		}
 		if err != nil {
