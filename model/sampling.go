@@ -41,17 +41,10 @@ func (s *sampler) sample(logits []float32, rng *rand.Rand) (token int, logProb f
 	}
 	n := len(logits)
 	if cap(s.probs) < n {
-		s.probs, s.order, s.exponent = make([]float64, n), make([]int, n), make([]float32, n)
+		s.probs, s.order = make([]float64, n), make([]int, n)
 	}
-	probs, order, exponent := s.probs[:n], s.order[:n], s.exponent[:n]
-	maxZ := math.Inf(-1)
-	for _, v := range logits {
-		maxZ = math.Max(maxZ, float64(v)/s.temperature)
-	}
-	for i, v := range logits {
-		exponent[i] = float32(float64(v)/s.temperature - maxZ)
-	}
-	vecmath.Exp(exponent, exponent)
+	probs, order := s.probs[:n], s.order[:n]
+	exponent, _ := s.shiftedExp(logits, s.temperature)
 	for i := range order {
 		order[i] = i
 	}
@@ -98,21 +91,29 @@ func (s *sampler) sample(logits []float32, rng *rand.Rand) (token int, logProb f
 // logSumExp returns log Σ exp(x), computed stably: shifted by the maximum,
 // exponentials in float32 (vecmath), the sum and logarithm in float64.
 func (s *sampler) logSumExp(x []float32) float64 {
-	maxX := math.Inf(-1)
+	exponent, maxX := s.shiftedExp(x, 1)
+	sum := 0.0
+	for _, e := range exponent {
+		sum += float64(e)
+	}
+	return maxX + math.Log(sum)
+}
+
+// shiftedExp returns exp(x/temperature − m) in the scratch slice, with m
+// the largest x/temperature (computed in float64, rounded to float32 for
+// the SIMD exponential).
+func (s *sampler) shiftedExp(x []float32, temperature float64) ([]float32, float64) {
+	m := math.Inf(-1)
 	for _, v := range x {
-		maxX = math.Max(maxX, float64(v))
+		m = math.Max(m, float64(v)/temperature)
 	}
 	if cap(s.exponent) < len(x) {
 		s.exponent = make([]float32, len(x))
 	}
 	exponent := s.exponent[:len(x)]
 	for i, v := range x {
-		exponent[i] = float32(float64(v) - maxX)
+		exponent[i] = float32(float64(v)/temperature - m)
 	}
 	vecmath.Exp(exponent, exponent)
-	sum := 0.0
-	for _, e := range exponent {
-		sum += float64(e)
-	}
-	return maxX + math.Log(sum)
+	return exponent, m
 }
