@@ -39,11 +39,11 @@ func TestAdamWArithmetic(t *testing.T) {
 	s := &stepper{
 		backend: backend,
 		vars:    vars,
-		loss: func(ctx *mlctx.Context, in []*graph.Node) (*graph.Node, []*graph.Node) {
+		loss: func(ctx *mlctx.Context, in []*graph.Node) (*graph.Node, []*graph.Node, *graph.Node) {
 			wv := ctx.GetVariableByScopeAndName("/q", "w").ValueGraph(in[0].Graph())
 			// Each micro-batch carries a weight, so two halves add up to one.
 			loss := graph.Mul(graph.MulScalar(graph.ReduceAllSum(graph.Square(graph.Sub(wv, in[0]))), 0.5), in[1])
-			return loss, []*graph.Node{loss}
+			return loss, []*graph.Node{loss}, nil
 		},
 		opt:      adamW{cfg: cfg, scope: "/opt"},
 		clip:     ClipConfig{MaxGradNorm: maxNorm},
@@ -115,10 +115,10 @@ func BenchmarkOptimizerStep(b *testing.B) {
 	s := &stepper{
 		backend: backend,
 		vars:    vars,
-		loss: func(ctx *mlctx.Context, in []*graph.Node) (*graph.Node, []*graph.Node) {
+		loss: func(ctx *mlctx.Context, in []*graph.Node) (*graph.Node, []*graph.Node, *graph.Node) {
 			wv := ctx.GetVariableByScopeAndName("/q", "w").ValueGraph(in[0].Graph())
 			loss := graph.Mul(graph.ReduceAllSum(wv), in[0])
-			return loss, []*graph.Node{graph.OnesLike(loss)}
+			return loss, []*graph.Node{graph.OnesLike(loss)}, nil
 		},
 		opt:      adamW{cfg: cfg, scope: "/opt"},
 		accScope: "/acc",

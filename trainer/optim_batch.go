@@ -34,7 +34,12 @@ type Batch struct {
 	// Advantages are per-token advantages (GRPO or ADCA).
 	Advantages [][]float32
 	// OldLogProbs are the log-probs of the policy before this update
-	// (recomputed with [Updater.LogProbs]).
+	// (recomputed with [Updater.LogProbs]). They may be nil when the
+	// update is on-policy ([Updater.OnPolicy]: one epoch, one mini-batch):
+	// its forward passes run on the weights they would be recomputed with,
+	// so Update takes its own log-probs, without gradient, as the old
+	// ones (the ratio is 1, as veRL's on-policy update has it), which
+	// saves a forward pass over the batch, and stores them here.
 	OldLogProbs [][]float32
 	// RefLogProbs are the reference policy's log-probs ([Reference]);
 	// required when the KL loss is on.

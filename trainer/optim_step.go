@@ -37,7 +37,9 @@ func (c ClipConfig) withDefaults() (ClipConfig, error) {
 // lossFunc builds, inside a graph, one micro-batch's contribution to the
 // loss of its mini-batch and to each metric, from the micro-batch's graph
 // inputs. Contributions add up over the micro-batches of a mini-batch.
-type lossFunc func(ctx *mlctx.Context, in []*graph.Node) (loss *graph.Node, metrics []*graph.Node)
+// perRow, when not nil, is a float32 [rows, width] value computed on the
+// way (the RL loss's log-probs) that the step hands back row by row.
+type lossFunc func(ctx *mlctx.Context, in []*graph.Node) (loss *graph.Node, metrics []*graph.Node, perRow *graph.Node)
 
 // phase is what a micro-batch graph does with its gradients.
 type phase int
@@ -63,6 +65,9 @@ type stepper struct {
 	execs    [numPhases]*mlctx.Exec
 	// dp, when set, runs every step over several devices (data parallel).
 	dp *dataParallel
+	// perRow says the loss returns a per-row output (set by the first
+	// graph built; a loss returns one always or never).
+	perRow bool
 }
 
 // stepResult is what one optimiser step reports.
@@ -70,6 +75,9 @@ type stepResult struct {
 	metrics  []float64 // summed over the micro-batches
 	gradNorm float64   // global norm before clipping
 	skipped  bool      // gradNorm was not finite: nothing changed
+	// perRow holds, per micro-batch, the rows of the loss's per-row
+	// output (padding rows of several devices included); nil without one.
+	perRow [][][]float32
 }
 
 // step runs one optimiser step over micro, the graph inputs of each
@@ -116,9 +124,12 @@ func (s *stepper) step(ctx context.Context, micro [][]*tensors.Tensor, lr float6
 		if err != nil {
 			return stepResult{}, fmt.Errorf("%w: %w", ErrGraph, err)
 		}
-		values, err := s.outputValues(outs, p != phaseAccumulate)
+		values, rows, err := s.outputValues(outs, p != phaseAccumulate)
 		if err != nil {
 			return stepResult{}, err
+		}
+		if rows != nil {
+			res.perRow = append(res.perRow, rows)
 		}
 		if p != phaseAccumulate {
 			res.gradNorm = values[len(values)-1]
@@ -135,31 +146,47 @@ func (s *stepper) step(ctx context.Context, micro [][]*tensors.Tensor, lr float6
 	return res, nil
 }
 
-// outputValues reads a step graph's scalar outputs. Over several devices
-// the metric contributions of the devices add up; the gradient norm (the
-// last output when stepped) is the same on every device.
-func (s *stepper) outputValues(outs []*tensors.Tensor, stepped bool) ([]float64, error) {
+// outputValues reads a step graph's outputs: the scalars (metric
+// contributions, then the gradient norm when stepped) and, when the loss
+// has one, the per-row output, last. Over several devices the metric
+// contributions of the devices add up, the gradient norm (the same on
+// every device) is taken once and the devices' rows follow one another
+// (each device ran a contiguous share of them).
+func (s *stepper) outputValues(outs []*tensors.Tensor, stepped bool) (values []float64, rows [][]float32, err error) {
+	defer func() {
+		for _, t := range outs {
+			t.FinalizeAll()
+		}
+	}()
 	devices := 1
 	if s.dp != nil {
 		devices = s.dp.devices
 	}
 	per := len(outs) / devices
-	values := make([]float64, per)
+	scalars := per
+	if s.perRow {
+		scalars--
+	}
+	values = make([]float64, scalars)
 	for d := range devices {
-		for j := range per {
+		for j := range scalars {
 			v, err := tensorScalar(outs[d*per+j])
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			if d == 0 || !(stepped && j == per-1) {
+			if d == 0 || !(stepped && j == scalars-1) {
 				values[j] += v
 			}
 		}
+		if s.perRow {
+			m, err := tensorMatrix[float32](outs[d*per+scalars])
+			if err != nil {
+				return nil, nil, err
+			}
+			rows = append(rows, m...)
+		}
 	}
-	for _, t := range outs {
-		t.FinalizeAll()
-	}
-	return values, nil
+	return values, rows, nil
 }
 
 func (s *stepper) exec(p phase) (*mlctx.Exec, error) {
@@ -191,7 +218,15 @@ func (s *stepper) graphFn(p phase) func(ctx *mlctx.Context, in []*graph.Node) []
 			shardNodes = s.dp.gatherWeights(ctx, in[0].Graph(), rank)
 		}
 		lr := in[len(in)-1]
-		loss, metrics := s.loss(ctx, in[:len(in)-1])
+		loss, metrics, perRow := s.loss(ctx, in[:len(in)-1])
+		s.perRow = perRow != nil
+		// The per-row output goes last, after the gradient norm.
+		withRows := func(outs []*graph.Node) []*graph.Node {
+			if perRow != nil {
+				outs = append(outs, perRow)
+			}
+			return outs
+		}
 		g := loss.Graph()
 		var vars []*mlctx.Variable
 		var values []*graph.Node
@@ -213,7 +248,7 @@ func (s *stepper) graphFn(p phase) func(ctx *mlctx.Context, in []*graph.Node) []
 			for v, shard := range shardNodes {
 				v.SetValueGraph(shard) // unchanged: its stored rows stay
 			}
-			return metrics
+			return withRows(metrics)
 		}
 		if p == phaseApplyAcc {
 			for i, v := range vars {
@@ -235,7 +270,7 @@ func (s *stepper) graphFn(p phase) func(ctx *mlctx.Context, in []*graph.Node) []
 			}
 		}
 		s.opt.update(ctx, g, vars, grads, lr, graph.IsFinite(norm), s.dp, rank)
-		return append(metrics, norm)
+		return withRows(append(metrics, norm))
 	}
 }
 

@@ -138,8 +138,8 @@ func (s *Supervised) SetLearningRate(lr float64) error {
 	return nil
 }
 
-func (s *Supervised) microBatchLoss(ctx *mlctx.Context, in []*graph.Node) (*graph.Node, []*graph.Node) {
+func (s *Supervised) microBatchLoss(ctx *mlctx.Context, in []*graph.Node) (*graph.Node, []*graph.Node, *graph.Node) {
 	logp, _ := s.policy.ResponseLogProbs(ctx, sequencesOf(in, 1))
 	nll := maskedMeanOver(graph.Neg(logp), in[inSFTLossMask], in[inSFTTokenTotal])
-	return nll, []*graph.Node{nll}
+	return nll, []*graph.Node{nll}, nil
 }

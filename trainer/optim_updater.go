@@ -251,13 +251,18 @@ func (u *Updater) Update(ctx context.Context, b *Batch) ([]StepMetrics, error) {
 	}{
 		{"LossMask", b.LossMask, true},
 		{"Advantages", b.Advantages, true},
-		{"OldLogProbs", b.OldLogProbs, true},
+		{"OldLogProbs", b.OldLogProbs, false},
 		{"RefLogProbs", b.RefLogProbs, !u.cfg.NoKLLoss},
 		{"ExpMask", b.ExpMask, false},
 	} {
 		if err := checkResponseMatrix(m.name, m.m, rows, resp, m.required); err != nil {
 			return nil, err
 		}
+	}
+	onPolicy := b.OldLogProbs == nil
+	if onPolicy && !u.OnPolicy(rows) {
+		return nil, fmt.Errorf("%w: OldLogProbs are required unless the update is one step (here %d epochs, mini-batches of %d of %d rows)",
+			ErrShape, u.cfg.PPOEpochs, u.cfg.MiniBatchSize, rows)
 	}
 	mini := u.cfg.MiniBatchSize
 	if mini == 0 || mini > rows {
@@ -283,8 +288,10 @@ func (u *Updater) Update(ctx context.Context, b *Batch) ([]StepMetrics, error) {
 			copy(in, b.tokenTensors(mlo, mhi))
 			in[inLossMask] = rowsTensor(b.LossMask, mlo, mhi)
 			in[inAdvantages] = rowsTensor(b.Advantages, mlo, mhi)
-			in[inOldLogProbs] = rowsTensor(b.OldLogProbs, mlo, mhi)
-			in[inRefLogProbs], in[inExpMask] = placeholder, placeholder
+			in[inOldLogProbs], in[inRefLogProbs], in[inExpMask] = placeholder, placeholder, placeholder
+			if !onPolicy {
+				in[inOldLogProbs] = rowsTensor(b.OldLogProbs, mlo, mhi)
+			}
 			if !u.cfg.NoKLLoss {
 				in[inRefLogProbs] = rowsTensor(b.RefLogProbs, mlo, mhi)
 			}
@@ -326,9 +333,31 @@ func (u *Updater) Update(ctx context.Context, b *Batch) ([]StepMetrics, error) {
 			u.cfg.Logger.Debug("trainer: update step", "epoch", epoch, "mini_batch", i,
 				"pg_loss", m.PGLoss, "grad_norm", m.GradNorm, "kl_loss", m.KLLoss, "lr", m.LR)
 			all = append(all, m)
+			if onPolicy {
+				b.OldLogProbs = stepLogProbs(res.perRow, micro, rows)
+			}
 		}
 	}
 	return all, nil
+}
+
+// OnPolicy reports whether Update over a batch of rows takes a single
+// optimiser step (one epoch, one mini-batch): every forward pass of the
+// update then runs on the weights the old log-probs are computed with, so
+// the batch needs none (see Batch.OldLogProbs).
+func (u *Updater) OnPolicy(rows int) bool {
+	return u.cfg.PPOEpochs == 1 && (u.cfg.MiniBatchSize == 0 || u.cfg.MiniBatchSize >= rows)
+}
+
+// stepLogProbs joins the log-probs of a step's micro-batches of micro rows
+// each (the last may be shorter; rows padded for the devices dropped).
+func stepLogProbs(perRow [][][]float32, micro, rows int) [][]float32 {
+	out := make([][]float32, 0, rows)
+	for i, m := range perRow {
+		n := min(micro, rows-i*micro)
+		out = append(out, m[:n]...)
+	}
+	return out
 }
 
 // padForDevices pads the rows of micro-batch inputs in up to a multiple
@@ -371,12 +400,19 @@ func (u *Updater) klCoef() float64 {
 func (u *Updater) entropyComputed() bool { return u.cfg.EntropyCoef != 0 || !u.cfg.NoEntropyMetric }
 
 // microBatchLoss is the RL lossFunc: inputs as laid out by Update;
-// metrics pg_loss, clipfrac, clipfrac_lower, ppo_kl, kl_loss, entropy.
-func (u *Updater) microBatchLoss(ctx *mlctx.Context, in []*graph.Node) (*graph.Node, []*graph.Node) {
+// metrics pg_loss, clipfrac, clipfrac_lower, ppo_kl, kl_loss, entropy;
+// per row the log-probs of the forward pass, before the step.
+func (u *Updater) microBatchLoss(ctx *mlctx.Context, in []*graph.Node) (*graph.Node, []*graph.Node, *graph.Node) {
 	logp, entropy := u.policy.ResponseLogProbs(ctx, sequencesOf(in, u.cfg.Temperature))
 	mask := in[inLossMask]
 	t := totals{tokens: in[inTokenTotal], rows: in[inRowTotal]}
-	pin := PolicyLossInputs{OldLogProbs: in[inOldLogProbs], LogProbs: logp, Advantages: in[inAdvantages], Mask: mask}
+	old := in[inOldLogProbs]
+	if old.IsScalar() {
+		// On-policy (see Batch.OldLogProbs): the weights are those the
+		// old log-probs would be computed with, so they are these.
+		old = graph.StopGradient(logp)
+	}
+	pin := PolicyLossInputs{OldLogProbs: old, LogProbs: logp, Advantages: in[inAdvantages], Mask: mask}
 	if !in[inExpMask].IsScalar() {
 		pin.ExpMask = in[inExpMask]
 	}
@@ -406,7 +442,8 @@ func (u *Updater) microBatchLoss(ctx *mlctx.Context, in []*graph.Node) (*graph.N
 		offPart = maskedMeanOver(graph.StopGradient(pg.OffTokenLosses), expTokens, t.tokens)
 		expPart = maskedMeanOver(graph.OnesLike(mask), expTokens, t.tokens)
 	}
-	return loss, []*graph.Node{pg.Loss, pg.ClipFrac, pg.ClipFracLower, pg.PPOKL, klLoss, entropyLoss, offPart, expPart}
+	metrics := []*graph.Node{pg.Loss, pg.ClipFrac, pg.ClipFracLower, pg.PPOKL, klLoss, entropyLoss, offPart, expPart}
+	return loss, metrics, graph.StopGradient(logp)
 }
 
 // trainerScope is the scope of the variables an Updater keeps beside the

@@ -363,7 +363,7 @@ func TestUpdaterErrors(t *testing.T) {
 		{"no prompt", func(b *trainer.Batch) { b.PromptLen = 0 }},
 		{"attention mask rows", func(b *trainer.Batch) { b.AttentionMask = [][]int{{1}} }},
 		{"missing ref log-probs", func(b *trainer.Batch) { b.RefLogProbs = nil }},
-		{"missing old log-probs", func(b *trainer.Batch) { b.OldLogProbs = nil }},
+		{"old log-probs rows", func(b *trainer.Batch) { b.OldLogProbs = b.OldLogProbs[:2] }}, // nil is on-policy: TestOnPolicyUpdateNeedsNoOldLogProbs
 		{"advantages too wide", func(b *trainer.Batch) { b.Advantages[2] = append(b.Advantages[2], 0) }},
 		{"exp mask rows", func(b *trainer.Batch) { b.ExpMask = b.LossMask[:2] }},
 		{"empty", func(b *trainer.Batch) { b.InputIDs = nil }},

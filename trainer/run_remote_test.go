@@ -272,22 +272,22 @@ func TestFitRemote(t *testing.T) {
 		t.Errorf("summary: %d RL steps, %d outages; want 4 and 1", s.RLSteps, s.Outages)
 	}
 
-	// Every step's adapter went to both servers, the previous one was
-	// unloaded, and no request named an adapter a server did not hold.
+	// Every step's adapter went to the servers, the previous one was
+	// unloaded, and no request named an adapter a server did not hold. A
+	// server out of the rotation while a step publishes (b, after its
+	// failures, when its next health check is not due yet) skips that
+	// adapter and loads the current one when it rejoins, so each adapter
+	// must reach one server at least, and both end on the last.
+	loadedBy := map[string][]string{}
 	for name, f := range map[string]*fakeVLLM{"a": a, "b": b} {
 		f.mu.Lock()
-		var steps []string
 		for _, l := range f.loads {
-			steps = append(steps, strings.Split(strings.TrimPrefix(l, cfg.Trainer.ExperimentName+"-"), "-")[0])
+			step := strings.Split(strings.TrimPrefix(l, cfg.Trainer.ExperimentName+"-"), "-")[0]
+			loadedBy[step] = append(loadedBy[step], name)
 		}
 		held := slices.Collect(maps.Keys(f.adapters))
-		if f.unknown != 0 || len(held) != 1 || !strings.Contains(held[0], checkpointName(4)) || len(f.unloads) < 4 {
+		if f.unknown != 0 || len(held) != 1 || !strings.Contains(held[0], checkpointName(4)) || len(f.unloads) < 3 {
 			t.Errorf("server %s: %d requests for models it lacked, holds %v, unloaded %d", name, f.unknown, held, len(f.unloads))
-		}
-		for _, want := range []string{checkpointName(0), checkpointName(1), checkpointName(2), checkpointName(3), checkpointName(4)} {
-			if !slices.Contains(steps, want) {
-				t.Errorf("server %s never loaded the adapter of %s (loads %v)", name, want, f.loads)
-			}
 		}
 		served := 0
 		for _, n := range f.chats {
@@ -297,6 +297,14 @@ func TestFitRemote(t *testing.T) {
 			t.Errorf("server %s served nothing", name)
 		}
 		f.mu.Unlock()
+	}
+	for _, want := range []string{checkpointName(0), checkpointName(1), checkpointName(2), checkpointName(3), checkpointName(4)} {
+		if len(loadedBy[want]) == 0 {
+			t.Errorf("no server loaded the adapter of %s (loads %v)", want, loadedBy)
+		}
+	}
+	if s := loadedBy[checkpointName(0)]; len(s) != 2 {
+		t.Errorf("the first adapter went to %v, want both servers", s)
 	}
 
 	records, err := runlog.ReadMetrics(filepath.Join(dir, MetricsFile))

@@ -255,14 +255,23 @@ func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sampl
 	batch := &Batch{Tokens: p.Tokens, LossMask: p.LossMask, Advantages: adv, ExpMask: expMask(samples, len(p.LossMask), len(p.LossMask[0]))}
 	advantagesTime := time.Since(began)
 	phase := time.Now()
-	if batch.OldLogProbs, err = r.updater.LogProbs(ctx, &batch.Tokens); err != nil {
-		return nil, fmt.Errorf("old log-probs: %w", err)
+	// An on-policy update computes the old log-probs itself, in its own
+	// forward pass, unless some rows take their rollout's instead.
+	behaviour := r.behaviourLogProbs() && batch.ExpMask != nil
+	onPolicy := r.updater.OnPolicy(rows) && !behaviour
+	if !onPolicy {
+		if batch.OldLogProbs, err = r.updater.LogProbs(ctx, &batch.Tokens); err != nil {
+			return nil, fmt.Errorf("old log-probs: %w", err)
+		}
 	}
 	oldLogProbsTime := time.Since(phase)
-	diffMean, diffMax := rolloutLogProbDiff(samples, batch.OldLogProbs)
+	var diffMean, diffMax float64
 	recomputedRows := 0
-	if r.behaviourLogProbs() {
-		recomputedRows = useBehaviourLogProbs(samples, batch.OldLogProbs)
+	if !onPolicy {
+		diffMean, diffMax = rolloutLogProbDiff(samples, batch.OldLogProbs)
+		if behaviour {
+			recomputedRows = useBehaviourLogProbs(samples, batch.OldLogProbs)
+		}
 	}
 	phase = time.Now()
 	if r.cfg.Actor.UseKLLoss {
@@ -278,6 +287,9 @@ func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sampl
 	steps, err := r.updater.Update(ctx, batch)
 	if err != nil {
 		return nil, fmt.Errorf("update: %w", err)
+	}
+	if onPolicy { // Update filled in the old log-probs
+		diffMean, diffMax = rolloutLogProbDiff(samples, batch.OldLogProbs)
 	}
 	// The step's wall time, split: time/update_s is everything after the
 	// rollouts; its parts are the batch and advantages (the advantage hook
