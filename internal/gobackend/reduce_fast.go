@@ -3,6 +3,8 @@ package gobackend
 import (
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
+
+	"github.com/org/agentevolver/internal/vecmath"
 )
 
 // reduceFast computes float32/float64 ReduceSum and ReduceMax when the
@@ -101,10 +103,15 @@ func reduceBlock[T float32 | float64](in, out []T, outer, size, inner int, isMax
 	}
 }
 
-// maxRow is the maximum of lowest and row's values. Four running maxima
-// break the dependency chain of one; max is exact, so the result is the same
-// as a sequential scan (NaN included: Go's max propagates it).
+// maxRow is the maximum of lowest and row's values, as a sequential scan
+// with Go's max gives it (NaN propagates; +0 beats -0): float32 rows use
+// vecmath's SIMD scan, which keeps those rules; float64 rows four running
+// maxima, which break the dependency chain of one (max is exact, so the
+// order does not matter).
 func maxRow[T float32 | float64](row []T, lowest T) T {
+	if r, ok := any(row).([]float32); ok {
+		return any(vecmath.Max(any(lowest).(float32), r)).(T)
+	}
 	m0, m1, m2, m3 := lowest, lowest, lowest, lowest
 	i := 0
 	for ; i+4 <= len(row); i += 4 {

@@ -74,3 +74,59 @@ func TestReduceFastMatchesUpstream(t *testing.T) {
 		t.Fatalf("applied %d, declined %d: both paths should be exercised", applied, declined)
 	}
 }
+
+// TestReduceMaxLongRows checks ReduceMax over rows long enough for
+// vecmath's SIMD scan (its vector body and tail) bit for bit against
+// upstream, with NaNs, zeros of both signs and infinities among the values.
+func TestReduceMaxLongRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	negZero := float32(math.Copysign(0, -1))
+	for _, dims := range [][]int{{3, 257}, {2, 3, 40}, {5, 8}, {1, 1000}} {
+		shape := shapes.Make(dtypes.Float32, dims...)
+		operand := &Buffer{shape: shape, flat: make([]float32, shape.Size())}
+		flat := operand.flat.([]float32)
+		for i := range flat {
+			switch rng.IntN(40) {
+			case 0:
+				flat[i] = float32(math.NaN())
+			case 1, 2, 3:
+				flat[i] = negZero
+			case 4:
+				flat[i] = float32(math.Inf(-1))
+			default:
+				flat[i] = -float32(math.Abs(rng.NormFloat64()))
+			}
+		}
+		axes := []int{len(dims) - 1}
+		outSize := shape.Size() / dims[len(dims)-1]
+		got := &Buffer{flat: make([]float32, outSize)}
+		if !reduceFast(backends.OpTypeReduceMax, operand, got, axes) {
+			t.Fatalf("%v: reduceFast declined the last axis", dims)
+		}
+		want := &Buffer{flat: make([]float32, outSize)}
+		execReduceMaxGeneric[float32](operand, want, newReduceOutputIterator(dims, axes), dtypes.Float32)
+		for i, w := range want.flat.([]float32) {
+			g := got.flat.([]float32)[i]
+			if math.Float32bits(g) != math.Float32bits(w) && !(g != g && w != w) {
+				t.Errorf("%v row %d: max %v, upstream %v", dims, i, g, w)
+			}
+		}
+	}
+}
+
+// BenchmarkReduceMaxScores is ReduceMax over the attention scores of the
+// small benchmark model's train step, [8,4,256,2,256] over the keys.
+func BenchmarkReduceMaxScores(b *testing.B) {
+	dims := []int{8, 4, 256, 2, 256}
+	shape := shapes.Make(dtypes.Float32, dims...)
+	operand := &Buffer{shape: shape, flat: make([]float32, shape.Size())}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range operand.flat.([]float32) {
+		operand.flat.([]float32)[i] = float32(rng.NormFloat64())
+	}
+	out := &Buffer{flat: make([]float32, shape.Size()/256)}
+	b.SetBytes(int64(4 * shape.Size()))
+	for b.Loop() {
+		reduceFast(backends.OpTypeReduceMax, operand, out, []int{4})
+	}
+}

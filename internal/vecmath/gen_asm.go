@@ -68,6 +68,7 @@ func main() {
 			}
 		}
 	}
+	genMax(&s, &g)
 	src, err := format.Source(g.Bytes())
 	if err != nil {
 		panic(err)
@@ -181,6 +182,37 @@ func genBinary(s, g *bytes.Buffer, is isa, op, form string) {
 	fmt.Fprintf(s, "\tJMP loop4\nloop1:\n\tCMPQ CX, $%d\n\tJL done\n", is.width)
 	body(1)
 	fmt.Fprintf(s, "\tJMP loop1\ndone:\n\tVZEROUPPER\n\tRET\n\n")
+}
+
+// genMax writes maxAVX2: the running maxima of n elements (n a multiple of
+// 8) in eight lanes, starting from lanes' values, and the lanes in which a
+// NaN was seen as a bit mask. VMAXPS with the running maximum as the second
+// source keeps it when either value is a NaN, so NaNs are tracked apart
+// (unordered compares); the caller applies Go's max rules to the lanes.
+// One AVX2 kernel serves AVX-512 machines too: the scan is bound by memory,
+// not by the width.
+func genMax(s, g *bytes.Buffer) {
+	fmt.Fprintf(g, "//go:noescape\nfunc maxAVX2(lanes, src *float32, n int) (nanLanes int)\n\n")
+	fmt.Fprintf(s, "// func maxAVX2(lanes, src *float32, n int) (nanLanes int)\nTEXT ·maxAVX2(SB), NOSPLIT, $0-32\n")
+	fmt.Fprintf(s, "\tMOVQ lanes+0(FP), DI\n\tMOVQ src+8(FP), SI\n\tMOVQ n+16(FP), CX\n")
+	fmt.Fprintf(s, "\tVMOVUPS (DI), Y0\n\tVMOVAPS Y0, Y1\n\tVMOVAPS Y0, Y2\n\tVMOVAPS Y0, Y3\n\tVXORPS Y8, Y8, Y8\n")
+	body := func(unroll int) {
+		for u := 0; u < unroll; u++ {
+			fmt.Fprintf(s, "\tVMOVUPS %d(SI), Y%d\n", u*32, 4+u)
+		}
+		for u := 0; u < unroll; u++ {
+			fmt.Fprintf(s, "\tVCMPPS $3, Y%[1]d, Y%[1]d, Y%[2]d\n\tVORPS Y%[2]d, Y8, Y8\n", 4+u, 9+u)
+			fmt.Fprintf(s, "\tVMAXPS Y%[1]d, Y%[2]d, Y%[1]d\n", u, 4+u)
+		}
+		fmt.Fprintf(s, "\tADDQ $%d, SI\n\tSUBQ $%d, CX\n", unroll*32, unroll*8)
+	}
+	fmt.Fprintf(s, "loop4:\n\tCMPQ CX, $32\n\tJL loop1\n")
+	body(4)
+	fmt.Fprintf(s, "\tJMP loop4\nloop1:\n\tCMPQ CX, $8\n\tJL done\n")
+	body(1)
+	fmt.Fprintf(s, "\tJMP loop1\ndone:\n")
+	fmt.Fprintf(s, "\tVMAXPS Y1, Y0, Y0\n\tVMAXPS Y3, Y2, Y2\n\tVMAXPS Y2, Y0, Y0\n\tVMOVUPS Y0, (DI)\n")
+	fmt.Fprintf(s, "\tVMOVMSKPS Y8, AX\n\tMOVQ AX, nanLanes+24(FP)\n\tVZEROUPPER\n\tRET\n\n")
 }
 
 func lower(s string) string { return string(s[0]+'a'-'A') + s[1:] }

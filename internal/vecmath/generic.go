@@ -29,6 +29,25 @@ var genericKernels = &kernels{
 	divVS: divVSGeneric,
 	subSV: subSVGeneric,
 	divSV: divSVGeneric,
+	max:   maxGeneric,
+}
+
+// maxGeneric is Max with four running maxima, which break the dependency
+// chain of one; Go's max is exact and order-independent (NaN and the sign
+// of zero included), so the result is that of a sequential scan.
+func maxGeneric(init float32, src []float32) float32 {
+	m0, m1, m2, m3 := init, init, init, init
+	i := 0
+	for ; i+4 <= len(src); i += 4 {
+		m0 = max(m0, src[i])
+		m1 = max(m1, src[i+1])
+		m2 = max(m2, src[i+2])
+		m3 = max(m3, src[i+3])
+	}
+	for ; i < len(src); i++ {
+		m0 = max(m0, src[i])
+	}
+	return max(max(m0, m1), max(m2, m3))
 }
 
 // The generic binary loops reslice so the compiler drops the bounds checks;

@@ -12,6 +12,8 @@ type kernels struct {
 	// Scalar forms: xxVS computes a[i] op c, xxSV computes c op a[i].
 	addVS, subVS, mulVS, divVS func(dst, a []float32, c float32)
 	subSV, divSV               func(dst, a []float32, c float32)
+	// max is Max.
+	max func(init float32, src []float32) float32
 }
 
 // best is the fastest implementation this CPU supports; set at start-up by
@@ -74,6 +76,12 @@ func DivScalar(dst, a []float32, c float32) int { return binScalar(best.divVS, d
 
 // ScalarDiv sets dst[i] = c / a[i] and returns the number of elements set.
 func ScalarDiv(dst []float32, c float32, a []float32) int { return binScalar(best.divSV, dst, a, c) }
+
+// Max returns the largest of init and src's values by the rules of Go's
+// built-in max: a NaN anywhere gives NaN and +0 counts as larger than -0,
+// so the result does not depend on the order of the values (or the
+// vector lanes they fall in).
+func Max(init float32, src []float32) float32 { return best.max(init, src) }
 
 func binary(kern func(dst, a, b []float32), dst, a, b []float32) int {
 	n := min(len(dst), len(a), len(b))

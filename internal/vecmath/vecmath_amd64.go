@@ -2,7 +2,11 @@
 
 package vecmath
 
-import "golang.org/x/sys/cpu"
+import (
+	"math"
+
+	"golang.org/x/sys/cpu"
+)
 
 //go:generate go run gen_asm.go
 
@@ -67,7 +71,33 @@ func newAsmKernels(name string, width int, exp, sigmoid asmUnary,
 		divVS:   wrapBinScalar(width, divVS, divVSGeneric),
 		subSV:   wrapBinScalar(width, subSV, subSVGeneric),
 		divSV:   wrapBinScalar(width, divSV, divSVGeneric),
+		max:     maxVector,
 	}
+}
+
+// maxVector is Max over the AVX2 kernel's eight lanes, finished by Go's
+// max. The kernel's VMAXPS keeps either zero of a +0/-0 pair, so a zero
+// result is recomputed exactly; that is rare and costs one more scan.
+// (AVX-512 machines run the AVX2 kernel too: the scan is memory-bound.)
+func maxVector(init float32, src []float32) float32 {
+	body := len(src) &^ 7
+	m := init
+	if body > 0 {
+		lanes := [8]float32{init, init, init, init, init, init, init, init}
+		if maxAVX2(&lanes[0], &src[0], body) != 0 {
+			return float32(math.NaN())
+		}
+		for _, v := range lanes {
+			m = max(m, v)
+		}
+		if m == 0 {
+			return maxGeneric(init, src)
+		}
+	}
+	for _, v := range src[body:] {
+		m = max(m, v)
+	}
+	return m
 }
 
 // wrapUnary runs the kernel over whole vectors, and over the tail through a

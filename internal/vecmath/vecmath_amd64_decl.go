@@ -75,3 +75,6 @@ func divVSAVX2(dst, a *float32, c float32, n int)
 
 //go:noescape
 func divSVAVX2(dst, a *float32, c float32, n int)
+
+//go:noescape
+func maxAVX2(lanes, src *float32, n int) (nanLanes int)

@@ -1,0 +1,104 @@
+package vecmath
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestMax checks every kernel's Max against a sequential scan with Go's max
+// bit for bit, over lengths around the vector widths and values that test
+// the rules: NaN anywhere, +0 against -0, infinities, and init winning.
+func TestMax(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	negZero := float32(math.Copysign(0, -1))
+	inf := float32(math.Inf(1))
+	sequential := func(init float32, src []float32) float32 {
+		m := init
+		for _, v := range src {
+			m = max(m, v)
+		}
+		return m
+	}
+	type mutation struct {
+		name string
+		fn   func(src []float32) float32 // edits src, returns init
+	}
+	mutations := []mutation{
+		{"random", func(src []float32) float32 { return -inf }},
+		{"init wins", func(src []float32) float32 { return 100 }},
+		{"NaN init", func(src []float32) float32 { return float32(math.NaN()) }},
+		{"one NaN", func(src []float32) float32 {
+			if len(src) > 0 {
+				src[rng.IntN(len(src))] = float32(math.NaN())
+			}
+			return -inf
+		}},
+		{"zeros of both signs", func(src []float32) float32 {
+			for i := range src {
+				src[i] = negZero
+				if rng.IntN(4) == 0 {
+					src[i] = 0
+				}
+			}
+			return -inf
+		}},
+		{"negative zeros only", func(src []float32) float32 {
+			for i := range src {
+				src[i] = negZero
+			}
+			return -inf
+		}},
+		{"negatives and -0, +0 init", func(src []float32) float32 {
+			for i := range src {
+				src[i] = -float32(math.Abs(float64(src[i])))
+			}
+			if len(src) > 0 {
+				src[len(src)-1] = negZero
+			}
+			return 0
+		}},
+		{"infinities", func(src []float32) float32 {
+			for i := range src {
+				if rng.IntN(3) == 0 {
+					src[i] = -inf
+				}
+			}
+			if len(src) > 2 {
+				src[2] = inf
+			}
+			return -inf
+		}},
+	}
+	for _, k := range allKernels(t) {
+		for _, n := range append(testLengths, 31, 32, 40, 257) {
+			for _, mu := range mutations {
+				for offset := range 3 { // unaligned starts too
+					buf := randSlice(rng, n+offset)
+					src := buf[offset:]
+					init := mu.fn(src)
+					got, want := k.max(init, src), sequential(init, src)
+					if math.Float32bits(got) != math.Float32bits(want) && !(got != got && want != want) {
+						t.Errorf("%s %s n=%d offset %d: max %v (bits %08x), want %v (bits %08x)",
+							k.name, mu.name, n, offset, got, math.Float32bits(got), want, math.Float32bits(want))
+					}
+				}
+			}
+		}
+	}
+	if got := Max(1, []float32{3, -2, 7, 0}); got != 7 {
+		t.Errorf("Max = %v, want 7", got)
+	}
+}
+
+func BenchmarkMax(b *testing.B) {
+	src := randSlice(rand.New(rand.NewPCG(1, 2)), 256)
+	for _, k := range allKernels(b) {
+		b.Run(k.name, func(b *testing.B) {
+			b.SetBytes(int64(4 * len(src)))
+			for b.Loop() {
+				k.max(float32(math.Inf(-1)), src)
+			}
+		})
+	}
+}
