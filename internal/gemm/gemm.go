@@ -464,12 +464,22 @@ func packBPanel(dst, src []float32, off, rs, cs, k, ncols, width int) {
 // packA packs rows 0..m-1 (of A at off, row stride rs, column stride cs)
 // for k steps into panels of maxMR rows: panel r0 starts at r0*k and holds
 // dst[r0*k + p*mr + i] = A[r0+i, p], mr being the panel's row count.
+//
+// Packing moves as many elements as a tile multiplies rows, which for
+// weight gradients (A transposed, N a few hundred) was half the kernels'
+// time in a train step: full panels of the two tile heights (12 for
+// AVX-512, 6 for AVX2) are moved a step of mr values at a time through
+// fixed-size arrays, without bounds checks or a copy call per step.
 func packA(dst, src []float32, off, rs, cs, m, k, maxMR int) {
 	for r0 := 0; r0 < m; r0 += maxMR {
 		mr := min(maxMR, m-r0)
 		panel := dst[r0*k : r0*k+mr*k]
 		base := off + r0*rs
 		switch {
+		case mr == 12 && (cs == 1 || rs == 1):
+			packPanel12(panel, src, base, rs, cs, k)
+		case mr == 6 && (cs == 1 || rs == 1):
+			packPanel6(panel, src, base, rs, cs, k)
 		case cs == 1:
 			for i := range mr {
 				row := src[base+i*rs : base+i*rs+k]
@@ -488,6 +498,46 @@ func packA(dst, src []float32, off, rs, cs, m, k, maxMR int) {
 				}
 			}
 		}
+	}
+}
+
+// packPanel12 is packA for one panel of 12 rows, A's rows (cs == 1) or
+// columns (rs == 1) contiguous.
+func packPanel12(panel, src []float32, base, rs, cs, k int) {
+	if rs == 1 { // A[., p] is 12 contiguous values
+		for p := range k {
+			*(*[12]float32)(panel[p*12:]) = *(*[12]float32)(src[base+p*cs:])
+		}
+		return
+	}
+	var rows [12][]float32
+	for i := range rows {
+		rows[i] = src[base+i*rs : base+i*rs+k]
+	}
+	r0, r1, r2, r3, r4, r5 := rows[0], rows[1][:len(rows[0])], rows[2][:len(rows[0])], rows[3][:len(rows[0])], rows[4][:len(rows[0])], rows[5][:len(rows[0])]
+	r6, r7, r8, r9, r10, r11 := rows[6][:len(r0)], rows[7][:len(r0)], rows[8][:len(r0)], rows[9][:len(r0)], rows[10][:len(r0)], rows[11][:len(r0)]
+	panel = panel[:12*len(r0)]
+	for p := range r0 {
+		d := (*[12]float32)(panel[p*12:])
+		d[0], d[1], d[2], d[3], d[4], d[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
+		d[6], d[7], d[8], d[9], d[10], d[11] = r6[p], r7[p], r8[p], r9[p], r10[p], r11[p]
+	}
+}
+
+// packPanel6 is packPanel12 for panels of 6 rows.
+func packPanel6(panel, src []float32, base, rs, cs, k int) {
+	if rs == 1 {
+		for p := range k {
+			*(*[6]float32)(panel[p*6:]) = *(*[6]float32)(src[base+p*cs:])
+		}
+		return
+	}
+	r0 := src[base : base+k]
+	r1, r2, r3, r4, r5 := src[base+rs:][:len(r0)], src[base+2*rs:][:len(r0)], src[base+3*rs:][:len(r0)], src[base+4*rs:][:len(r0)], src[base+5*rs:][:len(r0)]
+	panel = panel[:6*len(r0)]
+	for p := range r0 {
+		d := (*[6]float32)(panel[p*6:])
+		d[0], d[1], d[2], d[3], d[4], d[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
 	}
 }
 

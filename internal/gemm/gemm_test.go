@@ -286,3 +286,62 @@ func BenchmarkMultiply(b *testing.B) {
 		}
 	}
 }
+
+// packAReference is packA's definition, element by element.
+func packAReference(dst, src []float32, off, rs, cs, m, k, maxMR int) {
+	for r0 := 0; r0 < m; r0 += maxMR {
+		mr := min(maxMR, m-r0)
+		for p := range k {
+			for i := range mr {
+				dst[r0*k+p*mr+i] = src[off+(r0+i)*rs+p*cs]
+			}
+		}
+	}
+}
+
+// TestPackA checks packA's fast panels against its definition for both
+// tile heights, A row- or column-major or strided both ways, with ragged
+// last panels and an offset.
+func TestPackA(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, maxMR := range []int{12, 6, 4} {
+		for _, tc := range []struct{ m, k, layout int }{{12, 7, 0}, {25, 33, 0}, {12, 5, 1}, {30, 17, 1}, {7, 9, 2}, {24, 256, 0}, {24, 256, 1}} {
+			// layout 0: rows contiguous, 1: columns contiguous, 2: neither.
+			rs, cs := tc.k+3, 1
+			switch tc.layout {
+			case 1:
+				rs, cs = 1, tc.m+2
+			case 2:
+				rs, cs = 2*tc.k+1, 2
+			}
+			off := 5
+			src := make([]float32, off+(tc.m-1)*rs+(tc.k-1)*cs+1)
+			for i := range src {
+				src[i] = float32(rng.NormFloat64())
+			}
+			got, want := make([]float32, tc.m*tc.k), make([]float32, tc.m*tc.k)
+			packA(got, src, off, rs, cs, tc.m, tc.k, maxMR)
+			packAReference(want, src, off, rs, cs, tc.m, tc.k, maxMR)
+			if !slices.Equal(got, want) {
+				t.Errorf("maxMR %d, %d x %d, layout %d: packed differently", maxMR, tc.m, tc.k, tc.layout)
+			}
+		}
+	}
+}
+
+func BenchmarkPackA(b *testing.B) {
+	const m, k = 96, 256
+	for _, tc := range []struct {
+		name   string
+		rs, cs int
+	}{{"rows", 384, 1}, {"columns", 1, 384}} {
+		src := make([]float32, 384*384)
+		dst := make([]float32, m*k)
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(4 * m * k)
+			for b.Loop() {
+				packA(dst, src, 0, tc.rs, tc.cs, m, k, 12)
+			}
+		})
+	}
+}
