@@ -433,6 +433,16 @@ func (pl *plan) packB(dst []float32, b int) {
 func packBPanel(dst, src []float32, off, rs, cs, k, ncols, width int) {
 	dst = dst[:k*width]
 	switch {
+	case cs == 1 && ncols == 32 && width == 32:
+		// A full AVX-512 panel: 128-byte rows moved as arrays (a copy call
+		// per row cost more than the move).
+		for p := range k {
+			*(*[32]float32)(dst[p*32:]) = *(*[32]float32)(src[off+p*rs:])
+		}
+	case cs == 1 && ncols == 16 && width == 16:
+		for p := range k {
+			*(*[16]float32)(dst[p*16:]) = *(*[16]float32)(src[off+p*rs:])
+		}
 	case cs == 1:
 		for p := range k {
 			row := dst[p*width : (p+1)*width]

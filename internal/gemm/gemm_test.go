@@ -345,3 +345,52 @@ func BenchmarkPackA(b *testing.B) {
 		})
 	}
 }
+
+// TestPackBPanel checks packBPanel against its definition: full panels of
+// both widths (the array moves), ragged ones (zero-padded) and every layout.
+func TestPackBPanel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, width := range []int{32, 16} {
+		for _, ncols := range []int{width, width - 5, 3} {
+			for layout := range 3 {
+				const k = 19
+				rs, cs := width+7, 1
+				switch layout {
+				case 1:
+					rs, cs = 1, k+2
+				case 2:
+					rs, cs = 2*width+1, 2
+				}
+				off := 3
+				src := make([]float32, off+(k-1)*rs+(ncols-1)*cs+1)
+				for i := range src {
+					src[i] = float32(rng.NormFloat64())
+				}
+				got := make([]float32, k*width)
+				for i := range got {
+					got[i] = float32(math.NaN()) // padding must be written
+				}
+				packBPanel(got, src, off, rs, cs, k, ncols, width)
+				want := make([]float32, k*width)
+				for p := range k {
+					for j := range ncols {
+						want[p*width+j] = src[off+p*rs+j*cs]
+					}
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("width %d, %d columns, layout %d: packed differently", width, ncols, layout)
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkPackBPanel(b *testing.B) {
+	const k, rs = 256, 768
+	src := make([]float32, k*rs)
+	dst := make([]float32, k*32)
+	b.SetBytes(4 * k * 32)
+	for b.Loop() {
+		packBPanel(dst, src, 0, rs, 1, k, 32, 32)
+	}
+}
