@@ -9,7 +9,8 @@ func TestMemoryLimitFor(t *testing.T) {
 	}{
 		{0, DefaultMemoryLimit},
 		{512 << 20, DefaultMemoryLimit},
-		{1 << 30, 3 << 29},   // 1.5 GiB for a 1 GiB live heap
+		{1 << 30, DefaultMemoryLimit},
+		{2 << 30, 3 << 30},   // 3 GiB for a 2 GiB live heap
 		{10 << 30, 15 << 30}, // a large job keeps its headroom
 	} {
 		if got := memoryLimitFor(tt.live); got != tt.want {
