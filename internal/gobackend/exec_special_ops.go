@@ -1241,7 +1241,7 @@ func execScatterGeneric[T SupportedTypesConstraints](opType backends.OpType, out
 	updatesShape := updates.shape
 	updatesFlat := updates.flat.([]T)
 	if depth, run, ok := scatterPrefixLayout(outputShape.Dimensions, indices.shape.Dimensions, updatesShape.Dimensions, scatterParams); ok &&
-		scatterPrefixRuns(outputFlat, updatesFlat, indicesFlat, outputShape.Dimensions, depth, run, combineFn) {
+		scatterPrefixRuns(outputFlat, updatesFlat, indicesFlat, outputShape.Dimensions, depth, run, combineFn, opType == backends.OpTypeScatterSum) {
 		return nil // gofast: contiguous runs (scatter_fast.go)
 	}
 

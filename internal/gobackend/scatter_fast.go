@@ -45,7 +45,20 @@ func scatterPrefixLayout(operandDims, indicesDims, updatesDims []int, p *scatter
 // vector that points outside the operand skips its update, as XLA's scatter does; upstream's
 // iterators would write out of place or panic there. It returns false, having done nothing, for
 // an index dtype it does not handle.
-func scatterPrefixRuns[T SupportedTypesConstraints](output, updates []T, indices any, operandDims []int, depth, run int, combine func(a, b T) T) bool {
+func scatterPrefixRuns[T SupportedTypesConstraints](output, updates []T, indices any, operandDims []int, depth, run int, combine func(a, b T) T, sum bool) bool {
+	if out, ok := any(output).([]float32); ok && sum {
+		// The KV cache's writes while decoding: an add per element instead
+		// of a call through combine (the same sums).
+		upd := any(updates).([]float32)
+		switch idx := indices.(type) {
+		case []int32:
+			scatterRunsAddF32(out, upd, idx, operandDims, depth, run)
+			return true
+		case []int64:
+			scatterRunsAddF32(out, upd, idx, operandDims, depth, run)
+			return true
+		}
+	}
 	switch idx := indices.(type) {
 	case []int32:
 		scatterRuns(output, updates, idx, operandDims, depth, run, combine)
@@ -84,6 +97,41 @@ vectors:
 		src := updates[v*run : (v+1)*run]
 		for i := range dst {
 			dst[i] = combine(dst[i], src[i])
+		}
+	}
+}
+
+// scatterRunsAddF32 is scatterRuns for a float32 sum.
+func scatterRunsAddF32[I int32 | int64](output, updates []float32, indices []I, operandDims []int, depth, run int) {
+	var strideBuf [8]int
+	strides := strideBuf[:0]
+	if depth > len(strideBuf) {
+		strides = make([]int, 0, depth)
+	}
+	strides = strides[:depth]
+	stride := run
+	for a := depth - 1; a >= 0; a-- {
+		strides[a] = stride
+		stride *= operandDims[a]
+	}
+	operandDims = operandDims[:depth]
+vectors:
+	for v := range len(indices) / depth {
+		offset := 0
+		for a, idx := range indices[v*depth : (v+1)*depth] {
+			if idx < 0 || int(idx) >= operandDims[a] {
+				continue vectors
+			}
+			offset += int(idx) * strides[a]
+		}
+		if run == 1 {
+			output[offset] += updates[v]
+			continue
+		}
+		dst := output[offset : offset+run]
+		src := updates[v*run : v*run+run]
+		for i := range dst {
+			dst[i] += src[i]
 		}
 	}
 }

@@ -102,3 +102,29 @@ func TestScatterPrefixRuns(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkScatterKeysColumn writes one decode step's keys into a KV cache
+// block [32,2,32,512] (one column: 2048 runs of one value), with the add
+// inlined ("sum") and through the combine function ("combine").
+func BenchmarkScatterKeysColumn(b *testing.B) {
+	dims := []int{32, 2, 32, 512}
+	output := make([]float32, 32*2*32*512)
+	updates := make([]float32, 32*2*32)
+	indices := make([]int32, 0, len(updates)*4)
+	for i := range 32 {
+		for j := range 2 {
+			for k := range 32 {
+				indices = append(indices, int32(i), int32(j), int32(k), 100)
+			}
+		}
+	}
+	add := func(a, b float32) float32 { return a + b }
+	for _, sum := range []bool{true, false} {
+		name := map[bool]string{true: "sum", false: "combine"}[sum]
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				scatterPrefixRuns(output, updates, indices, dims, 4, 1, add, sum)
+			}
+		})
+	}
+}
