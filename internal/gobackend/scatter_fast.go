@@ -73,25 +73,12 @@ func scatterPrefixRuns[T SupportedTypesConstraints](output, updates []T, indices
 }
 
 func scatterRuns[T SupportedTypesConstraints, I int32 | int64 | int](output, updates []T, indices []I, operandDims []int, depth, run int, combine func(a, b T) T) {
-	var strideBuf [8]int
-	strides := strideBuf[:0]
-	if depth > len(strideBuf) {
-		strides = make([]int, 0, depth)
-	}
-	strides = strides[:depth]
-	stride := run
-	for a := depth - 1; a >= 0; a-- {
-		strides[a] = stride
-		stride *= operandDims[a]
-	}
-vectors:
+	var buf [8]int
+	strides := runStrides(operandDims, depth, run, &buf)
 	for v := range len(indices) / depth {
-		offset := 0
-		for a, idx := range indices[v*depth : (v+1)*depth] {
-			if idx < 0 || int(idx) >= operandDims[a] {
-				continue vectors
-			}
-			offset += int(idx) * strides[a]
+		offset, ok := runOffset(indices[v*depth:(v+1)*depth], operandDims, strides)
+		if !ok {
+			continue
 		}
 		dst := output[offset : offset+run]
 		src := updates[v*run : (v+1)*run]
@@ -103,9 +90,30 @@ vectors:
 
 // scatterRunsAddF32 is scatterRuns for a float32 sum.
 func scatterRunsAddF32[I int32 | int64](output, updates []float32, indices []I, operandDims []int, depth, run int) {
-	var strideBuf [8]int
-	strides := strideBuf[:0]
-	if depth > len(strideBuf) {
+	var buf [8]int
+	strides := runStrides(operandDims, depth, run, &buf)
+	for v := range len(indices) / depth {
+		offset, ok := runOffset(indices[v*depth:(v+1)*depth], operandDims, strides)
+		switch {
+		case !ok:
+		case run == 1:
+			output[offset] += updates[v]
+		default:
+			dst := output[offset : offset+run]
+			src := updates[v*run : (v+1)*run]
+			for i := range dst {
+				dst[i] += src[i]
+			}
+		}
+	}
+}
+
+// runStrides returns the operand strides, in elements, of the depth
+// leading axes addressed by an index vector, runs of run elements apart
+// (in buf when it is long enough).
+func runStrides(operandDims []int, depth, run int, buf *[8]int) []int {
+	strides := buf[:0]
+	if depth > len(buf) {
 		strides = make([]int, 0, depth)
 	}
 	strides = strides[:depth]
@@ -114,24 +122,19 @@ func scatterRunsAddF32[I int32 | int64](output, updates []float32, indices []I, 
 		strides[a] = stride
 		stride *= operandDims[a]
 	}
-	operandDims = operandDims[:depth]
-vectors:
-	for v := range len(indices) / depth {
-		offset := 0
-		for a, idx := range indices[v*depth : (v+1)*depth] {
-			if idx < 0 || int(idx) >= operandDims[a] {
-				continue vectors
-			}
-			offset += int(idx) * strides[a]
+	return strides
+}
+
+// runOffset returns the operand offset of the run an index vector
+// addresses, or false when it points outside the operand (XLA then skips
+// the update).
+func runOffset[I int32 | int64 | int](vector []I, operandDims, strides []int) (int, bool) {
+	offset := 0
+	for a, idx := range vector {
+		if idx < 0 || int(idx) >= operandDims[a] {
+			return 0, false
 		}
-		if run == 1 {
-			output[offset] += updates[v]
-			continue
-		}
-		dst := output[offset : offset+run]
-		src := updates[v*run : v*run+run]
-		for i := range dst {
-			dst[i] += src[i]
-		}
+		offset += int(idx) * strides[a]
 	}
+	return offset, true
 }
