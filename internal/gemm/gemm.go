@@ -478,8 +478,9 @@ func packBPanel(dst, src []float32, off, rs, cs, k, ncols, width int) {
 // Packing moves as many elements as a tile multiplies rows, which for
 // weight gradients (A transposed, N a few hundred) was half the kernels'
 // time in a train step: full panels of the two tile heights (12 for
-// AVX-512, 6 for AVX2) are moved a step of mr values at a time through
-// fixed-size arrays, without bounds checks or a copy call per step.
+// AVX-512, 6 for AVX2) are moved a step of mr values at a time, by AVX
+// moves when A's columns are contiguous (pack_amd64.s) and through
+// fixed-size arrays, without bounds checks, when its rows are.
 func packA(dst, src []float32, off, rs, cs, m, k, maxMR int) {
 	for r0 := 0; r0 < m; r0 += maxMR {
 		mr := min(maxMR, m-r0)
@@ -515,9 +516,7 @@ func packA(dst, src []float32, off, rs, cs, m, k, maxMR int) {
 // columns (rs == 1) contiguous.
 func packPanel12(panel, src []float32, base, rs, cs, k int) {
 	if rs == 1 { // A[., p] is 12 contiguous values
-		for p := range k {
-			*(*[12]float32)(panel[p*12:]) = *(*[12]float32)(src[base+p*cs:])
-		}
+		packColumns12(panel, src, base, cs, k)
 		return
 	}
 	var rows [12][]float32
@@ -534,12 +533,24 @@ func packPanel12(panel, src []float32, base, rs, cs, k int) {
 	}
 }
 
+// packColumns12Go is packColumns12 in Go.
+func packColumns12Go(panel, src []float32, base, cs, k int) {
+	for p := range k {
+		*(*[12]float32)(panel[p*12:]) = *(*[12]float32)(src[base+p*cs:])
+	}
+}
+
+// packColumns6Go is packColumns6 in Go.
+func packColumns6Go(panel, src []float32, base, cs, k int) {
+	for p := range k {
+		*(*[6]float32)(panel[p*6:]) = *(*[6]float32)(src[base+p*cs:])
+	}
+}
+
 // packPanel6 is packPanel12 for panels of 6 rows.
 func packPanel6(panel, src []float32, base, rs, cs, k int) {
 	if rs == 1 {
-		for p := range k {
-			*(*[6]float32)(panel[p*6:]) = *(*[6]float32)(src[base+p*cs:])
-		}
+		packColumns6(panel, src, base, cs, k)
 		return
 	}
 	r0 := src[base : base+k]
