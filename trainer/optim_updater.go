@@ -220,7 +220,8 @@ func (u *Updater) SetLearningRate(lr float64) error {
 
 // LogProbs computes the current policy's log-probs of t's response
 // columns without gradients: the old log-probs of a batch, recomputed
-// before Update as veRL does.
+// before Update as veRL does. An on-policy update ([Updater.OnPolicy])
+// does not need them: it computes them in its own forward pass.
 func (u *Updater) LogProbs(ctx context.Context, t *Tokens) ([][]float32, error) {
 	return u.old.logProbs(ctx, t)
 }
