@@ -62,8 +62,16 @@ const (
 	noPackMaxM = 16
 	// directAMaxN is the widest product for which row-major A is read in
 	// place rather than packed: with few column panels each A element is
-	// used only a few times, and packing it cost as much as the product.
-	directAMaxN = 64
+	// used only a few times, and packing it cost a large share of the
+	// product. Measured on AVX-512, two workers, GFLOP/s packed vs in place
+	// (M x N x K): 36864x128x128 153 vs 193, 36864x128x384 183 vs 255,
+	// 2048x128x256 237 vs 304, 2048x256x768 220 vs 278, 2048x256x256 324 vs
+	// 368; from N = 384 on, level or worse (36864x384x128 246 vs 254,
+	// 2048x768x256 249 vs 218, 1024x4096x256 284 vs 272).
+	directAMaxN = 256
+	// swapMaxM is the most rows for which a product with B transposed is
+	// computed swapped (multiplySwapped).
+	swapMaxM = 64
 	// minFlopsPerWorker is the least work (2*M*N*K per task share) worth
 	// a goroutine; below it a goroutine's start-up dominates.
 	minFlopsPerWorker = 1 << 21
@@ -92,10 +100,10 @@ func Multiply(p *Params) (err error) {
 			err = fmt.Errorf("gemm: %v", r)
 		}
 	}()
-	// With B transposed, swapping pays whenever the swapped product can read
-	// its A (our B) in place, i.e. up to directAMaxN rows: 32x768x256 runs at
-	// 53 GFLOP/s swapped and 35 packed, 64 rows at 59 and 44, 96 rows equal.
-	if p.M <= directAMaxN && p.N > p.M && p.BRowStride == 1 && p.BColStride != 1 {
+	// With B transposed, swapping pays for few rows (the swapped product
+	// reads its A, our B, in place): 32x768x256 runs at 53 GFLOP/s swapped
+	// and 35 packed, 64 rows at 59 and 44, 96 rows equal (AVX2).
+	if p.M <= swapMaxM && p.N > p.M && p.BRowStride == 1 && p.BColStride != 1 {
 		return multiplySwapped(p)
 	}
 	return newPlan(p, ks).run()
