@@ -63,7 +63,10 @@ func execNeg(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool)
 	case dtypes.Int64:
 		execNegGeneric[int64](input.flat.([]int64), output.flat.([]int64))
 	case dtypes.Float32:
-		execNegGeneric[float32](input.flat.([]float32), output.flat.([]float32))
+		// gofast: the sign bit flipped by SIMD (the same bits as -x, NaNs
+		// included), split over the workers.
+		in, out := input.flat.([]float32), output.flat.([]float32)
+		splitRange(backend, len(in), func(lo, hi int) { vecmath.Neg(out[lo:hi], in[lo:hi]) })
 	case dtypes.Float64:
 		execNegGeneric[float64](input.flat.([]float64), output.flat.([]float64))
 	case dtypes.BFloat16:

@@ -271,3 +271,20 @@ func TestExecUnary_Erf(t *testing.T) {
 	y2 := exec.MustExec(bfloat16.FromFloat32(1.0))[0]
 	assert.InDelta(t, float32(0.8427), y2.Value().(bfloat16.BFloat16).Float32(), 1e-2)
 }
+
+// TestExecNegFloat32Large negates an array long enough to be split over
+// the workers, bit for bit as Go's negation (NaNs and zeros included).
+func TestExecNegFloat32Large(t *testing.T) {
+	x := make([]float32, 1<<19+7)
+	for i := range x {
+		x[i] = float32(i%1000) - 500
+	}
+	x[3], x[4], x[5] = float32(math.NaN()), float32(math.Copysign(0, -1)), float32(math.Inf(1))
+	exec := graph.MustNewExec(backend, graph.Neg)
+	got := exec.MustExec(x)[0].Value().([]float32)
+	for i, v := range got {
+		if math.Float32bits(v) != math.Float32bits(-x[i]) {
+			t.Fatalf("Neg element %d = %08x, want %08x", i, math.Float32bits(v), math.Float32bits(-x[i]))
+		}
+	}
+}

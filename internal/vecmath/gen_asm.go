@@ -68,6 +68,9 @@ func main() {
 			}
 		}
 	}
+	for _, is := range isas {
+		genBinary(&s, &g, is, "Xor", "VS") // Neg: xor with the sign bit
+	}
 	genMax(&s, &g)
 	src, err := format.Source(g.Bytes())
 	if err != nil {
@@ -143,6 +146,9 @@ func genExp(s, g *bytes.Buffer, is isa, sigmoid bool) {
 func genBinary(s, g *bytes.Buffer, is isa, op, form string) {
 	name := fmt.Sprintf("%s%s%s", lower(op), form, is.name)
 	instr := "V" + upper(op) + "PS"
+	if op == "Xor" && is.reg == "Z" {
+		instr = "VPXORD" // VXORPS on zmm needs AVX512DQ; the bits are the same
+	}
 	r := func(i int) string { return fmt.Sprintf("%s%d", is.reg, i) }
 	bytesPer := is.width * 4
 	if form == "VV" {

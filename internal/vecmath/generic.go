@@ -29,7 +29,26 @@ var genericKernels = &kernels{
 	divVS: divVSGeneric,
 	subSV: subSVGeneric,
 	divSV: divSVGeneric,
+	neg:   negWith(xorVSGeneric),
 	max:   maxGeneric,
+}
+
+// signBit, as a float32 (-0), flips a value's sign when xor-ed with it.
+var signBit = math.Float32frombits(1 << 31)
+
+// negWith is Neg from a kernel that xors every element with a constant's
+// bits.
+func negWith(xorVS func(dst, a []float32, c float32)) func(dst, src []float32) {
+	return func(dst, src []float32) { xorVS(dst, src, signBit) }
+}
+
+// xorVSGeneric sets dst[i] to a[i]'s bits xor c's.
+func xorVSGeneric(dst, a []float32, c float32) {
+	a = a[:len(dst)]
+	bits := math.Float32bits(c)
+	for i := range dst {
+		dst[i] = math.Float32frombits(math.Float32bits(a[i]) ^ bits)
+	}
 }
 
 // maxGeneric is Max with four running maxima, which break the dependency

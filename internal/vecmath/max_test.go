@@ -102,3 +102,43 @@ func BenchmarkMax(b *testing.B) {
 		})
 	}
 }
+
+// TestNeg checks every kernel's Neg against Go's negation bit for bit,
+// zeros, infinities and NaNs (whose sign flips too) included, in place and
+// not.
+func TestNeg(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, k := range allKernels(t) {
+		for _, n := range testLengths {
+			src := randSlice(rng, n)
+			for i := range src {
+				switch rng.IntN(8) {
+				case 0:
+					src[i] = float32(math.Copysign(0, -1))
+				case 1:
+					src[i] = 0
+				case 2:
+					src[i] = float32(math.Inf(1 - 2*rng.IntN(2)))
+				case 3:
+					src[i] = math.Float32frombits(0x7fc00001 | uint32(rng.IntN(2))<<31) // NaNs of both signs
+				}
+			}
+			exact := func(what string, got []float32) {
+				for i, v := range got {
+					if math.Float32bits(v) != math.Float32bits(-src[i]) {
+						t.Fatalf("%s %s n=%d: element %d = %08x, want %08x", k.name, what, n, i, math.Float32bits(v), math.Float32bits(-src[i]))
+					}
+				}
+			}
+			dst := make([]float32, n)
+			k.neg(dst, src)
+			exact("neg", dst)
+			in := append([]float32(nil), src...)
+			k.neg(in, in)
+			exact("neg in place", in)
+		}
+	}
+	if dst := make([]float32, 2); Neg(dst, []float32{1, -2, 3}) != 2 || dst[0] != -1 || dst[1] != 2 {
+		t.Errorf("Neg(dst[:2], 3 values) = %v", dst)
+	}
+}

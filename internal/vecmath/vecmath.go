@@ -12,7 +12,8 @@ type kernels struct {
 	// Scalar forms: xxVS computes a[i] op c, xxSV computes c op a[i].
 	addVS, subVS, mulVS, divVS func(dst, a []float32, c float32)
 	subSV, divSV               func(dst, a []float32, c float32)
-	// max is Max.
+	// neg is Neg; max is Max.
+	neg func(dst, src []float32)
 	max func(init float32, src []float32) float32
 }
 
@@ -76,6 +77,14 @@ func DivScalar(dst, a []float32, c float32) int { return binScalar(best.divVS, d
 
 // ScalarDiv sets dst[i] = c / a[i] and returns the number of elements set.
 func ScalarDiv(dst []float32, c float32, a []float32) int { return binScalar(best.divSV, dst, a, c) }
+
+// Neg sets dst[i] = -src[i] (the sign bit flipped, as Go's negation does,
+// NaNs included) and returns the number of elements set.
+func Neg(dst, src []float32) int {
+	n := min(len(dst), len(src))
+	best.neg(dst[:n], src[:n])
+	return n
+}
 
 // Max returns the largest of init and src's values by the rules of Go's
 // built-in max: a NaN anywhere gives NaN and +0 counts as larger than -0,

@@ -21,12 +21,12 @@ var (
 		expAVX512, sigmoidAVX512,
 		addVVAVX512, subVVAVX512, mulVVAVX512, divVVAVX512,
 		addVSAVX512, subVSAVX512, mulVSAVX512, divVSAVX512,
-		subSVAVX512, divSVAVX512)
+		subSVAVX512, divSVAVX512, xorVSAVX512)
 	avx2Kernels = newAsmKernels("AVX2", 8,
 		expAVX2, sigmoidAVX2,
 		addVVAVX2, subVVAVX2, mulVVAVX2, divVVAVX2,
 		addVSAVX2, subVSAVX2, mulVSAVX2, divVSAVX2,
-		subSVAVX2, divSVAVX2)
+		subSVAVX2, divSVAVX2, xorVSAVX2)
 )
 
 // selectKernels picks the widest ISA the CPU (and OS, which x/sys/cpu also
@@ -55,7 +55,7 @@ func supported(k *kernels) bool {
 }
 
 func newAsmKernels(name string, width int, exp, sigmoid asmUnary,
-	add, sub, mul, div asmBinary, addVS, subVS, mulVS, divVS, subSV, divSV asmBinScalar) *kernels {
+	add, sub, mul, div asmBinary, addVS, subVS, mulVS, divVS, subSV, divSV, xorVS asmBinScalar) *kernels {
 	return &kernels{
 		name:    name,
 		width:   width,
@@ -71,6 +71,7 @@ func newAsmKernels(name string, width int, exp, sigmoid asmUnary,
 		divVS:   wrapBinScalar(width, divVS, divVSGeneric),
 		subSV:   wrapBinScalar(width, subSV, subSVGeneric),
 		divSV:   wrapBinScalar(width, divSV, divSVGeneric),
+		neg:     negWith(wrapBinScalar(width, xorVS, xorVSGeneric)),
 		max:     maxVector,
 	}
 }

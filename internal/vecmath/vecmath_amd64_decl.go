@@ -77,4 +77,10 @@ func divVSAVX2(dst, a *float32, c float32, n int)
 func divSVAVX2(dst, a *float32, c float32, n int)
 
 //go:noescape
+func xorVSAVX512(dst, a *float32, c float32, n int)
+
+//go:noescape
+func xorVSAVX2(dst, a *float32, c float32, n int)
+
+//go:noescape
 func maxAVX2(lanes, src *float32, n int) (nanLanes int)
