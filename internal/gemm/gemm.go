@@ -495,10 +495,12 @@ func packA(dst, src []float32, off, rs, cs, m, k, maxMR int) {
 		panel := dst[r0*k : r0*k+mr*k]
 		base := off + r0*rs
 		switch {
-		case mr == 12 && (cs == 1 || rs == 1):
-			packPanel12(panel, src, base, rs, cs, k)
-		case mr == 6 && (cs == 1 || rs == 1):
-			packPanel6(panel, src, base, rs, cs, k)
+		case rs == 1 && packColumns(panel, src, base, cs, k, mr):
+			// moved by AVX (pack_amd64.s)
+		case cs == 1 && mr == 12:
+			packRows12(panel, src, base, rs, k)
+		case cs == 1 && mr == 6:
+			packRows6(panel, src, base, rs, k)
 		case cs == 1:
 			for i := range mr {
 				row := src[base+i*rs : base+i*rs+k]
@@ -520,19 +522,12 @@ func packA(dst, src []float32, off, rs, cs, m, k, maxMR int) {
 	}
 }
 
-// packPanel12 is packA for one panel of 12 rows, A's rows (cs == 1) or
-// columns (rs == 1) contiguous.
-func packPanel12(panel, src []float32, base, rs, cs, k int) {
-	if rs == 1 { // A[., p] is 12 contiguous values
-		packColumns12(panel, src, base, cs, k)
-		return
-	}
-	var rows [12][]float32
-	for i := range rows {
-		rows[i] = src[base+i*rs : base+i*rs+k]
-	}
-	r0, r1, r2, r3, r4, r5 := rows[0], rows[1][:len(rows[0])], rows[2][:len(rows[0])], rows[3][:len(rows[0])], rows[4][:len(rows[0])], rows[5][:len(rows[0])]
-	r6, r7, r8, r9, r10, r11 := rows[6][:len(r0)], rows[7][:len(r0)], rows[8][:len(r0)], rows[9][:len(r0)], rows[10][:len(r0)], rows[11][:len(r0)]
+// packRows12 is packA for one panel of 12 rows of a row-major A: each
+// step's 12 values are gathered from the rows into one array.
+func packRows12(panel, src []float32, base, rs, k int) {
+	r0 := src[base : base+k]
+	r1, r2, r3, r4, r5 := src[base+rs:][:len(r0)], src[base+2*rs:][:len(r0)], src[base+3*rs:][:len(r0)], src[base+4*rs:][:len(r0)], src[base+5*rs:][:len(r0)]
+	r6, r7, r8, r9, r10, r11 := src[base+6*rs:][:len(r0)], src[base+7*rs:][:len(r0)], src[base+8*rs:][:len(r0)], src[base+9*rs:][:len(r0)], src[base+10*rs:][:len(r0)], src[base+11*rs:][:len(r0)]
 	panel = panel[:12*len(r0)]
 	for p := range r0 {
 		d := (*[12]float32)(panel[p*12:])
@@ -541,26 +536,8 @@ func packPanel12(panel, src []float32, base, rs, cs, k int) {
 	}
 }
 
-// packColumns12Go is packColumns12 in Go.
-func packColumns12Go(panel, src []float32, base, cs, k int) {
-	for p := range k {
-		*(*[12]float32)(panel[p*12:]) = *(*[12]float32)(src[base+p*cs:])
-	}
-}
-
-// packColumns6Go is packColumns6 in Go.
-func packColumns6Go(panel, src []float32, base, cs, k int) {
-	for p := range k {
-		*(*[6]float32)(panel[p*6:]) = *(*[6]float32)(src[base+p*cs:])
-	}
-}
-
-// packPanel6 is packPanel12 for panels of 6 rows.
-func packPanel6(panel, src []float32, base, rs, cs, k int) {
-	if rs == 1 {
-		packColumns6(panel, src, base, cs, k)
-		return
-	}
+// packRows6 is packRows12 for panels of 6 rows.
+func packRows6(panel, src []float32, base, rs, k int) {
 	r0 := src[base : base+k]
 	r1, r2, r3, r4, r5 := src[base+rs:][:len(r0)], src[base+2*rs:][:len(r0)], src[base+3*rs:][:len(r0)], src[base+4*rs:][:len(r0)], src[base+5*rs:][:len(r0)]
 	panel = panel[:6*len(r0)]

@@ -2,43 +2,32 @@
 
 package gemm
 
-// copyRows12 is in pack_amd64.s: 12 floats a step, k steps, the source
-// stride elements apart. Callers check the bounds.
+// copyRows12 and copyRows6 are in pack_amd64.s: 12 (6) floats a step, k
+// steps, the source stride elements apart. Callers check the bounds.
 //
 //go:noescape
 func copyRows12(dst, src *float32, stride, k int)
 
-// packColumns12 packs a 12-row panel of A whose columns are contiguous
-// (A[., p] is 12 values at base + p*cs): a copy call per 48-byte step
-// cost more than the move, so AVX moves them in a loop.
-func packColumns12(panel, src []float32, base, cs, k int) {
-	if k == 0 {
-		return
-	}
-	_ = panel[12*k-1]
-	_ = src[base+(k-1)*cs+11] // the last step's 12 values are in range
-	if !hasAVX2 {
-		packColumns12Go(panel, src, base, cs, k)
-		return
-	}
-	copyRows12(&panel[0], &src[base], cs, k)
-}
-
-// copyRows6 is copyRows12 for 6 floats a step.
-//
 //go:noescape
 func copyRows6(dst, src *float32, stride, k int)
 
-// packColumns6 is packColumns12 for 6-row panels (AVX2's tiles).
-func packColumns6(panel, src []float32, base, cs, k int) {
+// packColumns packs a panel of mr rows of A whose columns are contiguous
+// (A[., p] is mr values at base + p*cs) for the two tile heights, 12 and
+// 6, by AVX moves: a copy call per step cost more than the move. It
+// reports false, having done nothing, for other heights or without AVX2.
+func packColumns(panel, src []float32, base, cs, k, mr int) bool {
+	if !hasAVX2 || (mr != 12 && mr != 6) {
+		return false
+	}
 	if k == 0 {
-		return
+		return true
 	}
-	_ = panel[6*k-1]
-	_ = src[base+(k-1)*cs+5]
-	if !hasAVX2 {
-		packColumns6Go(panel, src, base, cs, k)
-		return
+	_ = panel[mr*k-1]
+	_ = src[base+(k-1)*cs+mr-1] // the last step's values are in range
+	if mr == 12 {
+		copyRows12(&panel[0], &src[base], cs, k)
+	} else {
+		copyRows6(&panel[0], &src[base], cs, k)
 	}
-	copyRows6(&panel[0], &src[base], cs, k)
+	return true
 }
