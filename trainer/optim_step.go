@@ -65,9 +65,6 @@ type stepper struct {
 	execs    [numPhases]*mlctx.Exec
 	// dp, when set, runs every step over several devices (data parallel).
 	dp *dataParallel
-	// perRow says the loss returns a per-row output (set by the first
-	// graph built; a loss returns one always or never).
-	perRow bool
 }
 
 // stepResult is what one optimiser step reports.
@@ -148,7 +145,8 @@ func (s *stepper) step(ctx context.Context, micro [][]*tensors.Tensor, lr float6
 
 // outputValues reads a step graph's outputs: the scalars (metric
 // contributions, then the gradient norm when stepped) and, when the loss
-// has one, the per-row output, last. Over several devices the metric
+// has one, the per-row output, last (the only one that is not a scalar).
+// Over several devices the metric
 // contributions of the devices add up, the gradient norm (the same on
 // every device) is taken once and the devices' rows follow one another
 // (each device ran a contiguous share of them).
@@ -163,8 +161,9 @@ func (s *stepper) outputValues(outs []*tensors.Tensor, stepped bool) (values []f
 		devices = s.dp.devices
 	}
 	per := len(outs) / devices
+	perRow := per > 0 && outs[per-1].Rank() > 0
 	scalars := per
-	if s.perRow {
+	if perRow {
 		scalars--
 	}
 	values = make([]float64, scalars)
@@ -178,7 +177,7 @@ func (s *stepper) outputValues(outs []*tensors.Tensor, stepped bool) (values []f
 				values[j] += v
 			}
 		}
-		if s.perRow {
+		if perRow {
 			m, err := tensorMatrix[float32](outs[d*per+scalars])
 			if err != nil {
 				return nil, nil, err
@@ -219,7 +218,6 @@ func (s *stepper) graphFn(p phase) func(ctx *mlctx.Context, in []*graph.Node) []
 		}
 		lr := in[len(in)-1]
 		loss, metrics, perRow := s.loss(ctx, in[:len(in)-1])
-		s.perRow = perRow != nil
 		// The per-row output goes last, after the gradient norm.
 		withRows := func(outs []*graph.Node) []*graph.Node {
 			if perRow != nil {
