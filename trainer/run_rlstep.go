@@ -259,15 +259,15 @@ func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sampl
 	// forward pass, unless some rows take their rollout's instead.
 	behaviour := r.behaviourLogProbs() && batch.ExpMask != nil
 	onPolicy := r.updater.OnPolicy(rows) && !behaviour
+	var oldLogProbsTime time.Duration
+	var diffMean, diffMax float64
+	recomputedRows := 0
 	if !onPolicy {
 		if batch.OldLogProbs, err = r.updater.LogProbs(ctx, &batch.Tokens); err != nil {
 			return nil, fmt.Errorf("old log-probs: %w", err)
 		}
-	}
-	oldLogProbsTime := time.Since(phase)
-	var diffMean, diffMax float64
-	recomputedRows := 0
-	if !onPolicy {
+		oldLogProbsTime = time.Since(phase)
+		// Compared before the stripped rows take their rollout's.
 		diffMean, diffMax = rolloutLogProbDiff(samples, batch.OldLogProbs)
 		if behaviour {
 			recomputedRows = useBehaviourLogProbs(samples, batch.OldLogProbs)
