@@ -38,22 +38,9 @@ func TestDataParallelMatchesOneDevice(t *testing.T) {
 				Loss:           trainer.PolicyLossConfig{AggMode: tc.aggregation},
 			}
 			run := func(backendConfig string, devices int) ([]trainer.StepMetrics, map[string][]float32, map[string][]float32) {
-				backend, err := model.NewBackend(backendConfig)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(backend.Finalize)
-				policy, vars := newBigram(testVocab, 3)
 				c := cfg
 				c.Devices = devices
-				u, err := trainer.NewUpdater(backend, vars, policy, c)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ref, err := trainer.NewReference(backend, vars, policy, trainer.ReferenceConfig{})
-				if err != nil {
-					t.Fatal(err)
-				}
+				u, ref, vars := newTestUpdaterOn(t, backendConfig, c, 3)
 				all := updateTimes(t, u, ref, randomBatch(tc.rows, testCols, testPL, testVocab, 5), 3)
 				if devices > 1 {
 					// Each device holds its rows of the weight and of its moments.

@@ -6,7 +6,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/org/agentevolver/model"
 	"github.com/org/agentevolver/trainer"
 )
 
@@ -30,24 +29,11 @@ func TestOnPolicyUpdateNeedsNoOldLogProbs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			run := func(onPolicy bool) (steps []trainer.StepMetrics, old [][][]float32, weights map[string][]float32) {
-				backend, err := model.NewBackend(tc.backend)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(backend.Finalize)
-				policy, vars := newBigram(testVocab, 3)
-				u, err := trainer.NewUpdater(backend, vars, policy, trainer.UpdaterConfig{
+				u, ref, vars := newTestUpdaterOn(t, tc.backend, trainer.UpdaterConfig{
 					Optimizer:      trainer.AdamWConfig{LearningRate: 0.02, Epsilon: 1e-3},
 					MicroBatchSize: tc.micro, Devices: tc.devices,
 					Loss: trainer.PolicyLossConfig{AggMode: tc.aggregation},
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-				ref, err := trainer.NewReference(backend, vars, policy, trainer.ReferenceConfig{})
-				if err != nil {
-					t.Fatal(err)
-				}
+				}, 3)
 				if !u.OnPolicy(tc.rows) {
 					t.Fatalf("OnPolicy(%d) false for one epoch over the whole batch", tc.rows)
 				}

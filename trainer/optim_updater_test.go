@@ -6,6 +6,9 @@ import (
 	"math"
 	"testing"
 
+	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/org/agentevolver/model"
 	"github.com/org/agentevolver/trainer"
 )
 
@@ -20,7 +23,19 @@ const (
 // policy with the given seed.
 func newTestUpdater(t testing.TB, cfg trainer.UpdaterConfig, seed uint64) (*trainer.Updater, *trainer.Reference, func(string) map[string][]float32) {
 	t.Helper()
-	backend := newBackend(t)
+	u, ref, vars := newTestUpdaterOn(t, "", cfg, seed)
+	return u, ref, func(scope string) map[string][]float32 { return variableValues(t, vars, scope) }
+}
+
+// newTestUpdaterOn is newTestUpdater on the backend backendConfig names
+// (model.NewBackend), returning the policy's variables.
+func newTestUpdaterOn(t testing.TB, backendConfig string, cfg trainer.UpdaterConfig, seed uint64) (*trainer.Updater, *trainer.Reference, *mlctx.Context) {
+	t.Helper()
+	backend, err := model.NewBackend(backendConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(backend.Finalize)
 	policy, vars := newBigram(testVocab, seed)
 	u, err := trainer.NewUpdater(backend, vars, policy, cfg)
 	if err != nil {
@@ -30,7 +45,7 @@ func newTestUpdater(t testing.TB, cfg trainer.UpdaterConfig, seed uint64) (*trai
 	if err != nil {
 		t.Fatal(err)
 	}
-	return u, ref, func(scope string) map[string][]float32 { return variableValues(t, vars, scope) }
+	return u, ref, vars
 }
 
 func TestUpdaterLowersLoss(t *testing.T) {
