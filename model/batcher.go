@@ -424,14 +424,8 @@ func (e *engine) prefill(fresh []*slot) error {
 		e.prefillG.close()
 		e.decodeG.close()
 	}
-	type job struct {
-		prompt []int
-		entry  *prefixEntry
-		reuse  int
-		slots  []*slot
-	}
-	var jobs []*job
-	byPrompt := map[string]*job{}
+	var jobs []*prefillJob
+	byPrompt := map[string]*prefillJob{}
 	for _, s := range fresh {
 		prompt := s.req.row.prompt
 		key := fmt.Sprint(prompt)
@@ -440,24 +434,37 @@ func (e *engine) prefill(fresh []*slot) error {
 			e.stats.ReusedTokens += len(prompt)
 			continue
 		}
-		j := &job{prompt: prompt, slots: []*slot{s}}
+		j := &prefillJob{prompt: prompt, slots: []*slot{s}}
 		j.entry, j.reuse = e.prefix.longest(prompt, len(prompt)-1)
 		e.stats.ReusedTokens += j.reuse
 		e.stats.PrefillTokens += len(prompt) - j.reuse
 		byPrompt[key] = j
 		jobs = append(jobs, j)
 	}
-	b := BucketSize(len(jobs))
-	longestSuffix := 0
-	for _, j := range jobs {
-		longestSuffix = max(longestSuffix, len(j.prompt)-j.reuse)
+	for _, group := range groupPrefillJobs(jobs) {
+		if err := e.prefillJobs(group); err != nil {
+			return err
+		}
 	}
-	t := BucketSize(longestSuffix)
-	cols := 0
-	for _, j := range jobs {
-		cols = max(cols, j.reuse+t) // padding positions are written too
-	}
-	cols = alignCols(cols)
+	return nil
+}
+
+// prefillJob is one distinct prompt of a prefill: the cached prefix it
+// reuses and the rows that asked for it.
+type prefillJob struct {
+	prompt []int
+	entry  *prefixEntry
+	reuse  int
+	slots  []*slot
+}
+
+// suffix is how many of the job's tokens go through the model.
+func (j *prefillJob) suffix() int { return len(j.prompt) - j.reuse }
+
+// prefillJobs runs one prefill pass over jobs: one row per job, every
+// row padded to the longest suffix.
+func (e *engine) prefillJobs(jobs []*prefillJob) error {
+	b, t, cols := prefillShape(jobs)
 	// Suffixes start at their row's first uncached column; the rest of
 	// the T positions are padding, written past the row's tokens.
 	ids, pos, start, last := make([]int32, b*t), make([]int32, b*t), make([]int32, b), make([]int32, b)
