@@ -72,6 +72,17 @@ const (
 	// swapMaxM is the most rows for which a product with B transposed is
 	// computed swapped (multiplySwapped).
 	swapMaxM = 64
+	// streamMaxMR is the most rows for which B's rows are streamed (see
+	// streamColumns); it matches gen_kernels.go's. streamSteps is how many
+	// steps (rows of B) one stream pass reads side by side. Decode's
+	// scores (64 x [2x32]·[32x512], A and B in place, one worker), in us
+	// per product with B's data out of cache (42 MB cycled) and half in
+	// it (13 MB), AVX-512 / AVX2: panels 395-430 / 465-520 and 119-243 /
+	// 171-267; 1 step 176-272 / 176-230 and 98-145 / 140-189; 8 steps
+	// 206-307 / 309-364 and 61-103 / 84-152; 16 steps 177-256 / 252-317
+	// and 64-78 / 90-150; 32 (all) 155-233 / 274-371 and 75-119 / 75-132.
+	streamMaxMR = 4
+	streamSteps = 16
 	// minFlopsPerWorker is the least work (2*M*N*K per task share) worth
 	// a goroutine; below it a goroutine's start-up dominates.
 	minFlopsPerWorker = 1 << 21
@@ -185,6 +196,7 @@ type plan struct {
 	nr      int  // widest tile in columns
 	noPack  bool // B read in place (contiguous rows, few output rows)
 	directA bool // A read in place (contiguous rows, narrow product)
+	stream  bool // few rows: B's rows streamed (streamColumns)
 
 	rowChunks, colChunks int // tasks per batch item
 	rowStep, colStep     int // rows / columns per task (multiples of maxMR / nr)
@@ -201,6 +213,7 @@ func newPlan(p *Params, ks *kernelSet) *plan {
 	pl := &plan{p: p, ks: ks, nr: ks.nr()}
 	pl.noPack = p.BColStride == 1 && p.M <= noPackMaxM
 	pl.directA = ks.runDirect != nil && p.AColStride == 1 && p.N <= directAMaxN
+	pl.stream = pl.noPack && ks.stream != nil && p.AColStride == 1 && p.M <= streamMaxMR && p.K <= kc
 
 	workers := min(max(p.MaxWorkers, 1), runtime.GOMAXPROCS(0))
 	flops := 2 * p.Batch * p.M * p.N * p.K
@@ -352,6 +365,9 @@ func (pl *plan) taskNoPack(s *scratch, b, i0, i1, j0, j1 int) {
 	aBase := b * p.ABatchStride
 	bBase := b * p.BBatchStride
 	mrows := i1 - i0
+	if pl.stream {
+		j0 = pl.streamColumns(b, i0, i1, j0, j1)
+	}
 	for pc := 0; pc < p.K; pc += kc {
 		kcb := min(kc, p.K-pc)
 		aStart := aBase + i0*p.ARowStride + pc*p.AColStride
@@ -379,6 +395,35 @@ func (pl *plan) taskNoPack(s *scratch, b, i0, i1, j0, j1 int) {
 			}
 		}
 	}
+}
+
+// streamColumns computes C[b, i0:i1, j0:j'] for the widest j' <= j1 the
+// stream kernels cover in whole tiles and returns j', where the ordinary
+// panels take over. With so few rows every B element is used at most
+// streamMaxMR times, so the product runs at the speed B is read: a panel
+// kernel reads a short piece of each of B's K rows per tile (K strided
+// streams, about 11 GB/s for attention's keys while decoding), while here
+// streamSteps rows are read side by side across the whole width and C, a
+// few KiB, is read and written back between passes from L1. Each element
+// still sums p = 0..K-1 in order from zero (K <= kc), so the bits are the
+// panel kernels'.
+func (pl *plan) streamColumns(b, i0, i1, j0, j1 int) int {
+	p, ks := pl.p, pl.ks
+	mr := i1 - i0
+	cols := ks.streamCols(mr)
+	tiles := (j1 - j0) / cols
+	if tiles == 0 {
+		return j0
+	}
+	aStart := b*p.ABatchStride + i0*p.ARowStride
+	bStart := b*p.BBatchStride + j0
+	cStart := b*p.M*p.N + i0*p.N + j0
+	for pc := 0; pc < p.K; pc += streamSteps {
+		steps := min(streamSteps, p.K-pc)
+		ks.stream(mr, steps, p.A, aStart+pc, p.ARowStride, p.B, bStart+pc*p.BRowStride, p.BRowStride,
+			p.C, cStart, p.N, tiles, pc > 0)
+	}
+	return j0 + tiles*cols
 }
 
 // tile runs one kernel call for an mr x ncols block of C at cOff, through a

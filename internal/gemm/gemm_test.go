@@ -394,3 +394,45 @@ func BenchmarkPackBPanel(b *testing.B) {
 		packBPanel(dst, src, 0, rs, 1, k, 32, 32)
 	}
 }
+
+// TestStreamRowsMatchPanels checks that products of at most streamMaxMR
+// rows, which stream B's rows (streamColumns), give bit for bit the rows
+// the panel kernels give when more rows make the same product ineligible:
+// a row's result must not depend on how many rows are beside it (the
+// policy's batched decoding relies on it). Widths cover whole stream tiles
+// with and without ragged panels after them, depths one to several stream
+// passes, and B padded or shared by the batch.
+func TestStreamRowsMatchPanels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, isa := range Supported() {
+		for _, lb := range []layout{rowMajor, padded, broadcast} {
+			for _, s := range [][3]int{{1, 64, 32}, {2, 512, 32}, {3, 80, 17}, {4, 200, 40}, {2, 16, 5}, {1, 130, 256}, {4, 1000, 100}} {
+				m, n, k := s[0], s[1], s[2]
+				wide := makeParams(rng, 3, m+streamMaxMR, n, k, rowMajor, lb)
+				wide.ISA = isa
+				if err := Multiply(wide); err != nil {
+					t.Fatal(err)
+				}
+				narrow := &Params{Batch: 3, M: m, N: n, K: k, ISA: isa,
+					A: wide.A, ABatchStride: wide.ABatchStride, ARowStride: wide.ARowStride, AColStride: 1,
+					B: wide.B, BBatchStride: wide.BBatchStride, BRowStride: wide.BRowStride, BColStride: 1,
+					C: make([]float32, 3*m*n), MaxWorkers: 1 + rng.IntN(3)}
+				for i := range narrow.C {
+					narrow.C[i] = 12345 // must be overwritten
+				}
+				if err := Multiply(narrow); err != nil {
+					t.Fatal(err)
+				}
+				for b := range 3 {
+					for i := range m {
+						got := narrow.C[(b*m+i)*n : (b*m+i+1)*n]
+						want := wide.C[(b*wide.M+i)*n : (b*wide.M+i+1)*n]
+						if !slices.Equal(got, want) {
+							t.Fatalf("%s B=%s %dx%dx%d: batch %d row %d differs from the panel kernels'", isa, lb, m, n, k, b, i)
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -64,6 +64,17 @@ func main() {
 		}
 		fmt.Fprintf(&g, "}\n\n")
 	}
+	for _, is := range isas {
+		fmt.Fprintf(&g, "// stream%s[mr-1] adds a few steps of an mr-row product to C, tile after tile (streamNV).\nvar stream%s = [%d]asmStreamKernel{", is.name, is.name, streamMaxMR)
+		for mr := 1; mr <= streamMaxMR; mr++ {
+			genStreamKernel(&s, is, mr)
+			fmt.Fprintf(&g, "%s, ", sname(is, mr))
+		}
+		fmt.Fprintf(&g, "}\n\n")
+		for mr := 1; mr <= streamMaxMR; mr++ {
+			fmt.Fprintf(&g, "//go:noescape\nfunc %s(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, tiles int, cont int)\n\n", sname(is, mr))
+		}
+	}
 	must(os.WriteFile("kernels_amd64.s", s.Bytes(), 0o644))
 	src, err := format.Source(g.Bytes())
 	must(err)
@@ -194,6 +205,134 @@ func genKernel(w *bytes.Buffer, is isa, mr, nv int, direct bool) {
 			p("ADDQ R9, DI")
 		}
 	}
+	p("VZEROUPPER")
+	p("RET")
+	fmt.Fprintf(w, "\n")
+}
+
+// streamMaxMR is the most rows a stream kernel computes.
+const streamMaxMR = 4
+
+// streamNV is the vectors per tile of an mr-row stream kernel: enough
+// independent accumulators to hide the FMA latency, within the registers
+// (AVX2 has 16: 3 or 4 rows take 2 vectors).
+func streamNV(is isa, mr int) int {
+	if is.reg == "Y" && mr > 2 {
+		return 2
+	}
+	return 4
+}
+
+func sname(is isa, mr int) string {
+	return fmt.Sprintf("stream%s_%d", is.name, mr)
+}
+
+// genStreamKernel writes a kernel that runs k steps of an mr-row product
+// over tiles consecutive tiles of streamNV vectors: for each tile it starts
+// from C (cont != 0) or zero, adds a[i, p]·b[p, j] for p = 0..k-1 in
+// order, and stores. Called for a few steps at a time across the whole
+// width, it reads B's rows as a few sequential streams instead of one
+// short piece of every row per tile; each element's FMAs still run in
+// order p = 0, 1, ..., so the result is bit for bit a single kernel's.
+func genStreamKernel(w *bytes.Buffer, is isa, mr int) {
+	nv := streamNV(is, mr)
+	r := func(i int) string { return fmt.Sprintf("%s%d", is.reg, i) }
+	acc := func(i, v int) string { return r(i*nv + v) }
+	breg := func(v int) string { return r(mr*nv + v) }
+	bc := func(i int) string { return r(mr*nv + nv + i%2) }
+	vbytes := is.width * 4
+	p := func(format string, args ...any) { fmt.Fprintf(w, "\t"+format+"\n", args...) }
+	name := sname(is, mr)
+	fmt.Fprintf(w, "// func %s(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, tiles int, cont int)\n", name)
+	fmt.Fprintf(w, "TEXT ·%s(SB), NOSPLIT, $0-72\n", name)
+	p("MOVQ a+8(FP), SI")
+	p("MOVQ lda+16(FP), R11")
+	p("SHLQ $2, R11")
+	p("MOVQ b+24(FP), DX")
+	p("MOVQ ldb+32(FP), R8")
+	p("SHLQ $2, R8")
+	p("MOVQ c+40(FP), DI")
+	p("MOVQ ldc+48(FP), R9")
+	p("SHLQ $2, R9")
+	// A's rows: SI, SI+lda, SI+2lda, BX = SI+3lda.
+	if mr > 3 {
+		p("LEAQ (SI)(R11*2), BX")
+		p("ADDQ R11, BX")
+	}
+	aRow := func(i int) string {
+		switch i {
+		case 0:
+			return "(R12)"
+		case 1:
+			return "(R12)(R11*1)"
+		case 2:
+			return "(R12)(R11*2)"
+		}
+		return "(BX)"
+	}
+	fmt.Fprintf(w, "tile:\n")
+	p("CMPQ cont+64(FP), $0")
+	p("JEQ zero")
+	p("MOVQ DI, R10")
+	for i := 0; i < mr; i++ {
+		for v := 0; v < nv; v++ {
+			p("VMOVUPS %d(R10), %s", v*vbytes, acc(i, v))
+		}
+		if i < mr-1 {
+			p("ADDQ R9, R10")
+		}
+	}
+	p("JMP steps")
+	fmt.Fprintf(w, "zero:\n")
+	for i := 0; i < mr; i++ {
+		for v := 0; v < nv; v++ {
+			if is.reg == "Z" {
+				p("VPXORD %s, %s, %s", acc(i, v), acc(i, v), acc(i, v))
+			} else {
+				p("VXORPS %s, %s, %s", acc(i, v), acc(i, v), acc(i, v))
+			}
+		}
+	}
+	fmt.Fprintf(w, "steps:\n")
+	p("MOVQ k+0(FP), CX")
+	p("MOVQ SI, R12")
+	if mr > 3 {
+		p("MOVQ BX, R13")
+	}
+	p("MOVQ DX, AX")
+	fmt.Fprintf(w, "step:\n")
+	for v := 0; v < nv; v++ {
+		p("VMOVUPS %d(AX), %s", v*vbytes, breg(v))
+	}
+	for i := 0; i < mr; i++ {
+		p("VBROADCASTSS %s, %s", aRow(i), bc(i))
+		for v := 0; v < nv; v++ {
+			p("VFMADD231PS %s, %s, %s", breg(v), bc(i), acc(i, v))
+		}
+	}
+	p("ADDQ $4, R12")
+	if mr > 3 {
+		p("ADDQ $4, BX")
+	}
+	p("ADDQ R8, AX")
+	p("DECQ CX")
+	p("JNE step")
+	if mr > 3 {
+		p("MOVQ R13, BX")
+	}
+	p("MOVQ DI, R10")
+	for i := 0; i < mr; i++ {
+		for v := 0; v < nv; v++ {
+			p("VMOVUPS %s, %d(R10)", acc(i, v), v*vbytes)
+		}
+		if i < mr-1 {
+			p("ADDQ R9, R10")
+		}
+	}
+	p("ADDQ $%d, DX", nv*vbytes)
+	p("ADDQ $%d, DI", nv*vbytes)
+	p("DECQ tiles+56(FP)")
+	p("JNE tile")
 	p("VZEROUPPER")
 	p("RET")
 	fmt.Fprintf(w, "\n")

@@ -63,6 +63,12 @@ type kernelSet struct {
 	// runDirect is run with A read in place (row i at aOff + i*lda); nil
 	// when the ISA has no such kernels.
 	runDirect func(mr, nv, k int, a []float32, aOff, lda int, b []float32, bOff, ldb int, c []float32, cOff, ldc int, accum bool)
+	// stream runs k steps of an mr-row product (mr <= streamMaxMR, A read
+	// in place) over tiles consecutive tiles of streamCols(mr) columns,
+	// starting from C's values when cont is set and from zero otherwise;
+	// nil when the ISA has no stream kernels.
+	stream     func(mr, k int, a []float32, aOff, lda int, b []float32, bOff, ldb int, c []float32, cOff, ldc, tiles int, cont bool)
+	streamCols func(mr int) int
 }
 
 // nr is the widest tile in columns.

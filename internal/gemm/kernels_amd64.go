@@ -271,3 +271,33 @@ var kernelsAVX2 = [6][2]asmKernel{
 	{kernAVX2_5x1, kernAVX2_5x2},
 	{kernAVX2_6x1, kernAVX2_6x2},
 }
+
+// streamAVX512[mr-1] adds a few steps of an mr-row product to C, tile after tile (streamNV).
+var streamAVX512 = [4]asmStreamKernel{streamAVX512_1, streamAVX512_2, streamAVX512_3, streamAVX512_4}
+
+//go:noescape
+func streamAVX512_1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, tiles int, cont int)
+
+//go:noescape
+func streamAVX512_2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, tiles int, cont int)
+
+//go:noescape
+func streamAVX512_3(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, tiles int, cont int)
+
+//go:noescape
+func streamAVX512_4(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, tiles int, cont int)
+
+// streamAVX2[mr-1] adds a few steps of an mr-row product to C, tile after tile (streamNV).
+var streamAVX2 = [4]asmStreamKernel{streamAVX2_1, streamAVX2_2, streamAVX2_3, streamAVX2_4}
+
+//go:noescape
+func streamAVX2_1(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, tiles int, cont int)
+
+//go:noescape
+func streamAVX2_2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, tiles int, cont int)
+
+//go:noescape
+func streamAVX2_3(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, tiles int, cont int)
+
+//go:noescape
+func streamAVX2_4(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, tiles int, cont int)
