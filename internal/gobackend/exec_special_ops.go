@@ -858,6 +858,15 @@ func execGatherGeneric[T PODIntegerConstraints](params ...any) any {
 	operandRank := len(sliceSizes)
 	startIndexMap := gatherParams.startIndexMap
 
+	// gofast: the slice's last axis is copied as one run when it is
+	// contiguous in the output too (taking rows of an embedding table is
+	// one copy per row instead of one per element).
+	run, runAxis := 1, operandRank
+	if last := operandRank - 1; last >= 0 && sliceSizes[last] > 1 && sliceOutputBytesStride[last] == dataSize {
+		run, runAxis = sliceSizes[last], last
+	}
+	runBytes := run * dataSize
+
 	// Outer-loop: loop over the start indices and outputBytesIdx to gather from.
 	var operandBytesIdx, outputBytesIdx int
 	sliceIndices := make([]int, operandRank)
@@ -884,13 +893,12 @@ func execGatherGeneric[T PODIntegerConstraints](params ...any) any {
 		for ii := range sliceIndices {
 			sliceIndices[ii] = 0
 		}
-		for range slicesSize {
-			// TODO: copy more than one element (dataSize) at a time, when possible.
-			copy(outputBytes[outputBytesIdx:outputBytesIdx+dataSize],
-				operandBytes[operandBytesIdx:operandBytesIdx+dataSize])
+		for range slicesSize / run {
+			copy(outputBytes[outputBytesIdx:outputBytesIdx+runBytes],
+				operandBytes[operandBytesIdx:operandBytesIdx+runBytes])
 
 			// Increment index in the operand.
-			for axis := operandRank - 1; axis >= 0; axis-- {
+			for axis := runAxis - 1; axis >= 0; axis-- {
 				if sliceSizes[axis] == 1 {
 					// We don't iterate over sliceSizes of 1.
 					continue

@@ -801,3 +801,40 @@ func TestExecSpecialOps_ReduceWindow(t *testing.T) { // Renamed for common Go te
 		})
 	}
 }
+
+// TestExecGatherRuns covers gathers whose slices end in a run contiguous in
+// the output (copied whole) and one whose last slice axis is not the
+// output's last axis (copied element by element).
+func TestExecGatherRuns(t *testing.T) {
+	// Rows of a table, as an embedding lookup: runs of 3.
+	rows := graph.MustExecOnce(backend, func(g *graph.Graph) *graph.Node {
+		table := graph.IotaFull(g, shapes.Make(dtypes.F32, 5, 3))
+		return graph.Gather(table, graph.Const(g, [][]int32{{2}, {0}, {4}, {2}}))
+	})
+	require.Equal(t, [][]float32{{6, 7, 8}, {0, 1, 2}, {12, 13, 14}, {6, 7, 8}}, rows.Value())
+
+	// [2,3] blocks out of [4,3,3] at (i, j): two runs of 3 per block.
+	blocks := graph.MustExecOnce(backend, func(g *graph.Graph) *graph.Node {
+		operand := graph.IotaFull(g, shapes.Make(dtypes.F32, 4, 3, 3))
+		starts := graph.Const(g, [][]int32{{3, 1}, {0, 0}, {2, 5}}) // 5 clamps to 1
+		return graph.BackendGather(operand, starts, 1, []int{1, 2}, []int{0}, []int{0, 1}, []int{1, 2, 3}, false)
+	})
+	want := make([][][]float32, 3)
+	for b, st := range [][2]int{{3, 1}, {0, 0}, {2, 1}} {
+		want[b] = make([][]float32, 2)
+		for j := range 2 {
+			want[b][j] = make([]float32, 3)
+			for k := range 3 {
+				want[b][j][k] = float32(st[0]*9 + (st[1]+j)*3 + k)
+			}
+		}
+	}
+	require.Equal(t, want, blocks.Value())
+
+	// The slice's axis first in the output, the batch after it: out[j, b].
+	transposed := graph.MustExecOnce(backend, func(g *graph.Graph) *graph.Node {
+		table := graph.IotaFull(g, shapes.Make(dtypes.F32, 4, 3))
+		return graph.BackendGather(table, graph.Const(g, [][]int32{{1}, {3}}), 1, []int{0}, []int{0}, []int{0}, []int{1, 3}, false)
+	})
+	require.Equal(t, [][]float32{{3, 9}, {4, 10}, {5, 11}}, transposed.Value())
+}
