@@ -40,21 +40,22 @@ func (s *sampler) sample(logits []float32, rng *rand.Rand) (token int, logProb f
 		return best, float64(logits[best]) - s.logSumExp(logits)
 	}
 	n := len(logits)
+	exponent, _ := s.shiftedExp(logits, s.temperature)
+	if (s.topK <= 0 || s.topK >= n) && s.topP >= 1 {
+		return sampleAll(exponent, rng)
+	}
 	if cap(s.probs) < n {
 		s.probs, s.order = make([]float64, n), make([]int, n)
 	}
 	probs, order := s.probs[:n], s.order[:n]
-	exponent, _ := s.shiftedExp(logits, s.temperature)
 	for i := range order {
 		order[i] = i
 	}
+	// Only the filters need the tokens in order of likelihood.
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(logits[b], logits[a]) })
 	kept := n
-	if (s.topK > 0 && s.topK < n) || s.topP < 1 {
-		// Only the filters need the tokens in order of likelihood.
-		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(logits[b], logits[a]) })
-		if s.topK > 0 && s.topK < n {
-			kept = s.topK
-		}
+	if s.topK > 0 && s.topK < n {
+		kept = s.topK
 	}
 	total := 0.0
 	for _, i := range order[:kept] {
@@ -88,6 +89,26 @@ func (s *sampler) sample(logits []float32, rng *rand.Rand) (token int, logProb f
 	return token, math.Log(probs[token] / total)
 }
 
+// sampleAll draws from the unfiltered weights exponent (a token's
+// probability is its weight over their sum): sample without top-k or top-p,
+// in the same order of sums, without the index indirection.
+func sampleAll(exponent []float32, rng *rand.Rand) (token int, logProb float64) {
+	total := 0.0
+	for _, e := range exponent {
+		total += float64(e)
+	}
+	u := rng.Float64() * total
+	token = len(exponent) - 1 // guards against rounding leaving u above the running sum
+	for i, e := range exponent {
+		u -= float64(e)
+		if u < 0 {
+			token = i
+			break
+		}
+	}
+	return token, math.Log(float64(exponent[token]) / total)
+}
+
 // logSumExp returns log Σ exp(x), computed stably: shifted by the maximum,
 // exponentials in float32 (vecmath), the sum and logarithm in float64.
 func (s *sampler) logSumExp(x []float32) float64 {
@@ -103,10 +124,10 @@ func (s *sampler) logSumExp(x []float32) float64 {
 // the largest x/temperature (computed in float64, rounded to float32 for
 // the SIMD exponential).
 func (s *sampler) shiftedExp(x []float32, temperature float64) ([]float32, float64) {
-	m := math.Inf(-1)
-	for _, v := range x {
-		m = math.Max(m, float64(v)/temperature)
-	}
+	// x/temperature is monotone in x (temperature > 0), so its largest
+	// value is the largest x's: one SIMD max instead of a division and a
+	// math.Max per entry.
+	m := float64(vecmath.Max(float32(math.Inf(-1)), x)) / temperature
 	if cap(s.exponent) < len(x) {
 		s.exponent = make([]float32, len(x))
 	}
