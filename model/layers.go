@@ -24,6 +24,12 @@ const maskedScore = -1e9
 // key head, the transposed layouts ran 2.5-4 times slower.
 type kvMerge func(layer int, k, v *graph.Node) (kAll, vAll *graph.Node)
 
+// layerAttention runs one decoder layer's attention: queries q
+// [B,T,H,hd], the layer's new keys [B,KV,hd,T] and values [B,KV,T,hd], all
+// in the compute dtype; it returns the output [B,T,H·hd] in the compute
+// dtype.
+type layerAttention func(layer int, q, k, v *graph.Node) *graph.Node
+
 // forward runs the decoder blocks over ids [B,T] at positions [B,T]
 // (int32) with the additive attention bias [B,1,T,1,Tk], and returns the
 // hidden states [B,T,D] before the final norm, plus each block's keys
@@ -34,6 +40,33 @@ type kvMerge func(layer int, k, v *graph.Node) (kAll, vAll *graph.Node)
 // projections include their LoRA adapters when ctx has them (AddLoRA) and
 // does not have them off (AdaptersOff).
 func (m *Model) forward(ctx *mlctx.Context, ids, positions, bias *graph.Node, merge kvMerge) (h *graph.Node, ks, vs []*graph.Node) {
+	c := m.cfg
+	ks, vs = make([]*graph.Node, c.NumHiddenLayers), make([]*graph.Node, c.NumHiddenLayers)
+	// Broadcast once, not once per layer: the pure-Go backend materialises
+	// each implicit broadcast.
+	bias = broadcastBias(bias, c.NumKeyValueHeads, c.NumAttentionHeads/c.NumKeyValueHeads)
+	h = m.forwardWith(ctx, ids, positions, func(layer int, q, k, v *graph.Node) *graph.Node {
+		k, v, ks[layer], vs[layer] = m.mergeKV(layer, k, v, merge)
+		return attention(q, k, v, bias)
+	})
+	return h, ks, vs
+}
+
+// mergeKV gives a layer's attention its keys and values and the cache its
+// float32 copies. The KV cache is float32 whatever the compute dtype (the
+// decoders allocate it so): the new keys and values are converted before
+// merging and the merged ones back for attention. Without merge the
+// float32 copies are outputs only (prefill's cache).
+func (m *Model) mergeKV(layer int, k, v *graph.Node, merge kvMerge) (kAttend, vAttend, kCache, vCache *graph.Node) {
+	if merge == nil {
+		return k, v, convertTo(k, dtypes.Float32), convertTo(v, dtypes.Float32)
+	}
+	kCache, vCache = merge(layer, convertTo(k, dtypes.Float32), convertTo(v, dtypes.Float32))
+	return m.toCompute(kCache), m.toCompute(vCache), kCache, vCache
+}
+
+// forwardWith is forward with each layer's attention left to attend.
+func (m *Model) forwardWith(ctx *mlctx.Context, ids, positions *graph.Node, attend layerAttention) (h *graph.Node) {
 	g := ids.Graph()
 	c := m.cfg
 	h = graph.Gather(m.weight(ctx, g, "model.embed_tokens.weight"), graph.InsertAxes(ids, -1))
@@ -48,8 +81,6 @@ func (m *Model) forward(ctx *mlctx.Context, ids, positions, bias *graph.Node, me
 	headsCos, headsSin := broadcastHeads(cos, c.NumAttentionHeads), broadcastHeads(sin, c.NumAttentionHeads)
 	kvCos, kvSin := broadcastHeads(cos, c.NumKeyValueHeads), broadcastHeads(sin, c.NumKeyValueHeads)
 	rotate := m.toCompute(rotateHalfMatrix(g, c.HeadDim))
-	bias = broadcastBias(bias, c.NumKeyValueHeads, c.NumAttentionHeads/c.NumKeyValueHeads)
-	ks, vs = make([]*graph.Node, c.NumHiddenLayers), make([]*graph.Node, c.NumHiddenLayers)
 	lora := m.loraFor(ctx, g) // nil without LoRA adapters (or with them off)
 	for i := range c.NumHiddenLayers {
 		p := layerPrefix(i)
@@ -62,25 +93,14 @@ func (m *Model) forward(ctx *mlctx.Context, ids, positions, bias *graph.Node, me
 		k = applyRotary(splitHeads(k, c.NumKeyValueHeads), kvCos, kvSin, rotate)
 		k = graph.TransposeAllAxes(k, 0, 2, 3, 1)                                 // [B,KV,hd,T]
 		v = graph.TransposeAllAxes(splitHeads(v, c.NumKeyValueHeads), 0, 2, 1, 3) // [B,KV,T,hd]
-		// The KV cache is float32 whatever the compute dtype (the decoders
-		// allocate it so): convert the new keys and values before merging
-		// and the merged ones back for attention. Without merge the
-		// float32 copies are outputs only (prefill's cache).
-		if merge != nil {
-			k, v = merge(i, convertTo(k, dtypes.Float32), convertTo(v, dtypes.Float32))
-			ks[i], vs[i] = k, v
-			k, v = m.toCompute(k), m.toCompute(v)
-		} else {
-			ks[i], vs[i] = convertTo(k, dtypes.Float32), convertTo(v, dtypes.Float32)
-		}
-		a := attention(q, k, v, bias)
+		a := attend(i, q, k, v)
 		h = graph.Add(h, convertTo(m.project(ctx, lora, a, p+"self_attn.o_proj", false), h.DType()))
 		x = m.toCompute(rmsNorm(h, w("post_attention_layernorm.weight"), c.RMSNormEps))
 		gate := m.project(ctx, lora, x, p+"mlp.gate_proj", false)
 		up := m.project(ctx, lora, x, p+"mlp.up_proj", false)
 		h = graph.Add(h, convertTo(m.project(ctx, lora, graph.Mul(silu(gate), up), p+"mlp.down_proj", false), h.DType()))
 	}
-	return h, ks, vs
+	return h
 }
 
 // logits applies the final norm and the output head to hidden states
