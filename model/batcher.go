@@ -33,6 +33,9 @@ type PolicyStats struct {
 	// included, and DecodeColumns the cache columns those rows attended
 	// over.
 	DecodeSteps, DecodeRows, DecodeColumns int
+	// DecodeBlocks sums the cache blocks the decode steps ran over (rows
+	// of similar length share a block; see engine).
+	DecodeBlocks int
 	// PrefillTime, DecodeTime and LayoutTime are the wall time spent
 	// prefilling prompts, in decode steps (sampling included) and moving
 	// caches between batch layouts.
@@ -110,29 +113,70 @@ type engine struct {
 	compiled   map[string]bool
 	variables  int // how many variables the model's context had when the graphs were built
 
-	slots      []*slot // by cache row; nil: free
-	cache      []*tensors.Tensor
-	rows, cols int
-	stats      PolicyStats
+	blocks []*cacheBlock // the running batch, by length of their rows
+	stats  PolicyStats
 }
 
 func newEngine(m *Model, prefixBytes int, continuous bool) *engine {
 	e := &engine{m: m, geo: m.kvGeometry(), continuous: continuous, shared: m.backend.HasSharedBuffers(), compiled: map[string]bool{}}
 	e.prefix = prefixCache{geo: e.geo, maxBytes: prefixBytes}
-	// One graph serves prefill and decode; two compilers keep the shapes
-	// of each apart (each keeps maxCompiledShapes).
+	// Prefill runs rows of several tokens in one block, decode one token
+	// per row over the running batch's blocks; each compiler keeps
+	// maxCompiledShapes.
 	e.prefillG = m.newCompiledGraph("prefill rows", m.rowsGraph)
-	e.decodeG = m.newCompiledGraph("decode rows", m.rowsGraph)
+	e.decodeG = m.newCompiledGraph("decode rows", m.decodeBlocksGraph)
+	// Every combination of block shapes is a decode shape: a batch's
+	// blocks move through a few hundred of them.
+	e.decodeG.limit = maxDecodeShapes
 	return e
 }
 
 // active counts the unfinished rows.
 func (e *engine) active() int {
 	n := 0
-	for _, s := range e.slots {
-		if s != nil && !s.done {
+	for _, s := range e.allSlots() {
+		if !s.done {
 			n++
 		}
+	}
+	return n
+}
+
+// allSlots lists the rows of every block, finished ones included.
+func (e *engine) allSlots() []*slot {
+	var all []*slot
+	for _, b := range e.blocks {
+		for _, s := range b.slots {
+			if s != nil {
+				all = append(all, s)
+			}
+		}
+	}
+	return all
+}
+
+// shrinks reports whether a block holds more rows than its unfinished
+// ones need, so that relaying out would make it smaller.
+func (e *engine) shrinks() bool {
+	for _, b := range e.blocks {
+		n := 0
+		for _, s := range b.slots {
+			if s != nil && !s.done {
+				n++
+			}
+		}
+		if b.rows > BucketSize(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// rows counts the rows of every block, free ones included.
+func (e *engine) rows() int {
+	n := 0
+	for _, b := range e.blocks {
+		n += b.rows
 	}
 	return n
 }
@@ -153,8 +197,8 @@ func (e *engine) tick(reqs []*chatRequest) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := e.tickLocked(reqs); err != nil {
-		for _, s := range e.slots {
-			if s != nil && !s.done {
+		for _, s := range e.allSlots() {
+			if !s.done {
 				e.finish(s, err)
 			}
 		}
@@ -190,39 +234,48 @@ func (e *engine) tickLocked(reqs []*chatRequest) (err error) {
 		if err := e.admit(fresh); err != nil {
 			return err
 		}
-	} else if e.rows > BucketSize(e.active()) {
+	} else if e.shrinks() {
 		if err := e.layout(); err != nil {
 			return err
 		}
 	}
 	began := time.Now()
 	defer func() { e.stats.DecodeTime += time.Since(began) }()
-	for _, s := range e.slots {
-		if s != nil && !s.done {
+	for _, s := range e.allSlots() {
+		if !s.done {
 			e.sample(s)
 		}
 	}
 	if e.active() == 0 {
 		return nil
 	}
-	full, fullDone := false, false
-	for _, s := range e.slots {
-		if s != nil && len(s.ids) >= e.cols {
-			full, fullDone = full || !s.done, fullDone || s.done
+	full := false
+	var fullDone []*cacheBlock
+	for _, b := range e.blocks {
+		done := false
+		for _, s := range b.slots {
+			if s != nil && len(s.ids) >= b.cols {
+				full, done = full || !s.done, done || s.done
+			}
+		}
+		if done {
+			fullDone = append(fullDone, b)
 		}
 	}
-	if full || fullDone {
+	if full || len(fullDone) > 0 {
 		layoutBegan := time.Now()
-		if full { // an active row needs a column more: grow the block
+		if full { // an active row needs a column more: grow its block
 			if err := e.relayout(nil); err != nil {
 				return err
 			}
 		} else { // a finished row has no column left to write past its tokens
-			hostK, hostV, err := e.download()
-			if err != nil {
-				return err
+			for _, b := range fullDone {
+				hostK, hostV, err := e.download(b)
+				if err != nil {
+					return err
+				}
+				e.harvest(b, hostK, hostV)
 			}
-			e.harvest(hostK, hostV)
 		}
 		e.stats.LayoutTime += time.Since(layoutBegan)
 		began = began.Add(time.Since(layoutBegan))
@@ -271,9 +324,10 @@ func (e *engine) finish(s *slot, err error) {
 
 // reset drops the batch (after a failure, or when the loop goes idle).
 func (e *engine) reset() {
-	finalizeAll(e.cache)
-	e.cache, e.slots = nil, nil
-	e.rows, e.cols = 0, 0
+	for _, b := range e.blocks {
+		finalizeAll(b.cache)
+	}
+	e.blocks = nil
 }
 
 // idle harvests the finished rows into the prefix cache and releases the
@@ -281,7 +335,7 @@ func (e *engine) reset() {
 func (e *engine) idle() {
 	e.m.mu.Lock()
 	defer e.m.mu.Unlock()
-	if len(e.slots) > 0 && e.prefix.maxBytes > 0 {
+	if len(e.blocks) > 0 && e.prefix.maxBytes > 0 {
 		func() {
 			var err error
 			defer recoverGraphError(&err, "harvest")
@@ -293,20 +347,21 @@ func (e *engine) idle() {
 
 // harvestAll adds every finished row's cache to the prefix cache.
 func (e *engine) harvestAll() {
-	if e.cache == nil {
-		return
+	for _, b := range e.blocks {
+		hostK, hostV, err := e.download(b)
+		if err != nil {
+			return
+		}
+		e.harvest(b, hostK, hostV)
 	}
-	hostK, hostV, err := e.download()
-	if err != nil {
-		return
-	}
-	e.harvest(hostK, hostV)
 }
 
-// download returns the batch cache's keys and values per layer on the
-// host: views of the backend's buffers where it shares memory with the
-// host (valid until the next graph call), copies otherwise.
-func (e *engine) download() (hostK, hostV [][]float32, err error) { return e.downloadBlock(e.cache) }
+// download returns block b's keys and values per layer on the host: views
+// of the backend's buffers where it shares memory with the host (valid
+// until the next graph call), copies otherwise.
+func (e *engine) download(b *cacheBlock) (hostK, hostV [][]float32, err error) {
+	return e.downloadBlock(b.cache)
+}
 
 // downloadBlock is download for any block.
 func (e *engine) downloadBlock(block []*tensors.Tensor) (hostK, hostV [][]float32, err error) {
@@ -398,14 +453,14 @@ func (e *engine) newBlock(rows, cols int) (data [][]float32, wrap func() ([]*ten
 // columns, per layer and per keys or values.
 func (e *engine) rowSize(cols int) int { return e.geo.kvHeads * cols * e.geo.headDim }
 
-// extractRow copies s's tokens out of the downloaded batch cache.
-func (e *engine) extractRow(hostK, hostV [][]float32, s *slot) *rowKV {
+// extractRow copies s's tokens out of its block b, downloaded.
+func (e *engine) extractRow(b *cacheBlock, hostK, hostV [][]float32, s *slot) *rowKV {
 	n := len(s.ids)
 	kv := e.geo.newRowKV(n)
-	size := e.rowSize(e.cols)
+	size := e.rowSize(b.cols)
 	for l := range e.geo.layers {
-		e.geo.copyKeys(kv.k[l], n, 0, hostK[l][s.row*size:(s.row+1)*size], e.cols, 0, n)
-		e.geo.copyValues(kv.v[l], n, 0, hostV[l][s.row*size:(s.row+1)*size], e.cols, 0, n)
+		e.geo.copyKeys(kv.k[l], n, 0, hostK[l][s.row*size:(s.row+1)*size], b.cols, 0, n)
+		e.geo.copyValues(kv.v[l], n, 0, hostV[l][s.row*size:(s.row+1)*size], b.cols, 0, n)
 	}
 	return kv
 }
@@ -567,181 +622,240 @@ func (e *engine) run(g *compiledGraph, inputs, block []*tensors.Tensor) ([]*tens
 }
 
 // admit places the fresh rows into the batch and harvests the finished
-// rows into the prefix cache. Fresh rows go straight into free rows of
-// the current block when it can take them; otherwise, or when a smaller
-// block would do, every row is copied into a new block.
+// rows into the prefix cache. Each fresh row goes straight into a free row
+// of the narrowest block that holds it, when the blocks can take them all;
+// otherwise every row is copied into new blocks. (Blocks with more rows
+// than they need shrink at the next step without newcomers.)
 func (e *engine) admit(fresh []*slot) error {
 	began := time.Now()
 	defer func() { e.stats.LayoutTime += time.Since(began) }()
-	free := 0
-	fits := e.shared && e.cache != nil
-	for _, s := range e.slots {
-		if s == nil || s.done {
-			free++
-		}
-	}
-	for _, s := range fresh {
-		fits = fits && len(s.ids) < e.cols
-	}
-	if !fits || free < len(fresh) || e.rows > BucketSize(e.active()+len(fresh)) {
+	if !e.shared || len(e.blocks) == 0 {
 		return e.relayout(fresh)
 	}
-	hostK, hostV, err := e.download()
-	if err != nil {
-		return err
-	}
-	e.harvest(hostK, hostV)
-	size := e.rowSize(e.cols)
-	next := 0
-	for _, s := range fresh {
-		for e.slots[next] != nil {
-			next++
+	hosts := make([][2][][]float32, len(e.blocks))
+	for i, b := range e.blocks {
+		hostK, hostV, err := e.download(b)
+		if err != nil {
+			return err
 		}
-		n := len(s.ids)
+		e.harvest(b, hostK, hostV)
+		hosts[i] = [2][][]float32{hostK, hostV}
+	}
+	// Plan first: a row that fits nowhere sends everything to relayout.
+	type place struct{ block, row int }
+	places := make([]place, len(fresh))
+	taken := map[place]bool{}
+	for i, s := range fresh {
+		best := place{-1, -1}
+		for bi, b := range e.blocks {
+			if len(s.ids) >= b.cols || (best.block >= 0 && b.cols >= e.blocks[best.block].cols) {
+				continue
+			}
+			for r, other := range b.slots {
+				if other == nil && !taken[place{bi, r}] {
+					best = place{bi, r}
+					break
+				}
+			}
+		}
+		if best.block < 0 {
+			return e.relayout(fresh)
+		}
+		places[i] = best
+		taken[best] = true
+	}
+	for i, s := range fresh {
+		b, host := e.blocks[places[i].block], hosts[places[i].block]
+		row, size, n := places[i].row, e.rowSize(e.blocks[places[i].block].cols), len(s.ids)
 		for l := range e.geo.layers {
-			dstK, dstV := hostK[l][next*size:(next+1)*size], hostV[l][next*size:(next+1)*size]
+			dstK, dstV := host[0][l][row*size:(row+1)*size], host[1][l][row*size:(row+1)*size]
 			clear(dstK)
 			clear(dstV) // later columns must be zero: steps add into them
-			e.geo.copyKeys(dstK, e.cols, 0, s.kv.k[l], n, 0, n)
-			e.geo.copyValues(dstV, e.cols, 0, s.kv.v[l], n, 0, n)
+			e.geo.copyKeys(dstK, b.cols, 0, s.kv.k[l], n, 0, n)
+			e.geo.copyValues(dstV, b.cols, 0, s.kv.v[l], n, 0, n)
 		}
-		s.kv, s.row = nil, next
-		e.slots[next] = s
+		s.kv, s.row = nil, row
+		b.slots[row] = s
 	}
 	return nil
 }
 
-// harvest adds the finished rows of the downloaded block to the prefix
+// harvest adds the finished rows of block b, downloaded, to the prefix
 // cache and frees their rows.
-func (e *engine) harvest(hostK, hostV [][]float32) {
-	for i, s := range e.slots {
+func (e *engine) harvest(b *cacheBlock, hostK, hostV [][]float32) {
+	for i, s := range b.slots {
 		if s == nil || !s.done {
 			continue
 		}
 		if len(s.ids) > 0 {
-			e.prefix.add(s.ids, e.extractRow(hostK, hostV, s))
+			e.prefix.add(s.ids, e.extractRow(b, hostK, hostV, s))
 		}
-		e.slots[i] = nil
+		b.slots[i] = nil
 	}
 }
 
-// layout copies the rows into a new block (to grow or shrink it).
+// layout copies the rows into new blocks (to grow or shrink them).
 func (e *engine) layout() error {
 	began := time.Now()
 	defer func() { e.stats.LayoutTime += time.Since(began) }()
 	return e.relayout(nil)
 }
 
-// relayout copies the unfinished rows and the fresh ones into a new cache
-// block and harvests the finished rows into the prefix cache.
+// relayout copies the unfinished rows and the fresh ones into new cache
+// blocks (planBlocks) and harvests the finished rows into the prefix
+// cache.
 func (e *engine) relayout(fresh []*slot) error {
-	var hostK, hostV [][]float32
-	if e.cache != nil {
-		var err error
-		if hostK, hostV, err = e.download(); err != nil {
+	type source struct {
+		block        *cacheBlock
+		hostK, hostV [][]float32
+	}
+	from := map[*slot]source{}
+	for _, b := range e.blocks {
+		hostK, hostV, err := e.download(b)
+		if err != nil {
 			return err
 		}
-		e.harvest(hostK, hostV)
-	}
-	var kept []*slot
-	for _, s := range e.slots {
-		if s != nil {
-			kept = append(kept, s)
-		}
-	}
-	oldCols := e.cols
-	width := 0
-	for _, s := range slices.Concat(kept, fresh) {
-		width = max(width, len(s.ids))
-	}
-	// A compilation costs a few milliseconds, a padding row a full row of
-	// every decode step: the block is kept as small as the buckets allow.
-	rows := BucketSize(len(kept) + len(fresh))
-	// The bucket rounding leaves room to grow; a block that fills up is
-	// copied into the next bucket (a few milliseconds, rarely).
-	cols := alignCols(width + 1)
-	data, wrap, err := e.newBlock(rows, cols)
-	if err != nil {
-		return err
-	}
-	slots := make([]*slot, rows)
-	size, oldSize := e.rowSize(cols), e.rowSize(oldCols)
-	for i, s := range slices.Concat(kept, fresh) {
-		n := len(s.ids)
-		for l := range e.geo.layers {
-			dstK, dstV := data[2*l][i*size:(i+1)*size], data[2*l+1][i*size:(i+1)*size]
-			if s.kv != nil {
-				e.geo.copyKeys(dstK, cols, 0, s.kv.k[l], n, 0, n)
-				e.geo.copyValues(dstV, cols, 0, s.kv.v[l], n, 0, n)
-			} else {
-				srcK, srcV := hostK[l][s.row*oldSize:(s.row+1)*oldSize], hostV[l][s.row*oldSize:(s.row+1)*oldSize]
-				e.geo.copyKeys(dstK, cols, 0, srcK, oldCols, 0, n)
-				e.geo.copyValues(dstV, cols, 0, srcV, oldCols, 0, n)
+		e.harvest(b, hostK, hostV)
+		for _, s := range b.slots {
+			if s != nil {
+				from[s] = source{b, hostK, hostV}
 			}
 		}
-		s.kv, s.row = nil, i
-		slots[i] = s
 	}
-	block, err := wrap()
-	if err != nil {
-		return err
+	var rows []*slot
+	for _, b := range e.blocks {
+		for _, s := range b.slots {
+			if s != nil {
+				rows = append(rows, s)
+			}
+		}
 	}
-	finalizeAll(e.cache)
-	e.cache, e.slots, e.rows, e.cols = block, slots, rows, cols
+	rows = append(rows, fresh...)
+	groups := planBlocks(rows)
+	var blocks []*cacheBlock
+	release := func() {
+		for _, b := range blocks {
+			finalizeAll(b.cache)
+		}
+	}
+	for _, group := range groups {
+		// A compilation costs a few milliseconds, a padding row a full row
+		// of every decode step: blocks are as small as the buckets allow.
+		// The bucket rounding of the columns leaves room to grow; a block
+		// that fills up is copied again (a few milliseconds, rarely).
+		nb := &cacheBlock{rows: BucketSize(len(group)), cols: alignCols(len(group[len(group)-1].ids) + 1)}
+		data, wrap, err := e.newBlock(nb.rows, nb.cols)
+		if err != nil {
+			release()
+			return err
+		}
+		nb.slots = make([]*slot, nb.rows)
+		size := e.rowSize(nb.cols)
+		for i, s := range group {
+			n := len(s.ids)
+			for l := range e.geo.layers {
+				dstK, dstV := data[2*l][i*size:(i+1)*size], data[2*l+1][i*size:(i+1)*size]
+				if s.kv != nil {
+					e.geo.copyKeys(dstK, nb.cols, 0, s.kv.k[l], n, 0, n)
+					e.geo.copyValues(dstV, nb.cols, 0, s.kv.v[l], n, 0, n)
+				} else {
+					src := from[s]
+					oldSize := e.rowSize(src.block.cols)
+					srcK := src.hostK[l][s.row*oldSize : (s.row+1)*oldSize]
+					srcV := src.hostV[l][s.row*oldSize : (s.row+1)*oldSize]
+					e.geo.copyKeys(dstK, nb.cols, 0, srcK, src.block.cols, 0, n)
+					e.geo.copyValues(dstV, nb.cols, 0, srcV, src.block.cols, 0, n)
+				}
+			}
+		}
+		if nb.cache, err = wrap(); err != nil {
+			release()
+			return err
+		}
+		blocks = append(blocks, nb)
+	}
+	// Rows move only once every block is built: a failure leaves the
+	// batch as it was.
+	for bi, group := range groups {
+		for i, s := range group {
+			s.kv, s.row = nil, i
+			blocks[bi].slots[i] = s
+		}
+	}
+	for _, b := range e.blocks {
+		finalizeAll(b.cache)
+	}
+	e.blocks = blocks
 	return nil
 }
 
 // step feeds every active row its next token at its next column and keeps
-// the logits that follow.
+// the logits that follow. Rows go block after block; each block's rows
+// attend over their own block.
 func (e *engine) step() error {
-	ids, pos, start, last := make([]int32, e.rows), make([]int32, e.rows), make([]int32, e.rows), make([]int32, e.rows)
-	allowed := make([]bool, e.rows*e.cols)
-	for b := range e.rows {
-		last[b] = int32(b)
-		s := e.slots[b]
-		switch {
-		case s == nil: // a free row: writes column 0, which a new row overwrites
-			allowed[b*e.cols] = true
-		case s.done: // a finished row: writes past its tokens
-			start[b] = int32(len(s.ids))
-			allowed[b*e.cols] = true
-		default:
-			n := len(s.ids)
-			ids[b], pos[b], start[b] = int32(s.next), int32(n), int32(n)
-			for c := 0; c <= n; c++ {
-				allowed[b*e.cols+c] = true
+	total := e.rows()
+	ids, pos, last := make([]int32, total), make([]int32, total), make([]int32, total)
+	var perBlock, cache []*tensors.Tensor
+	first := 0
+	for _, b := range e.blocks {
+		start, allowed := make([]int32, b.rows), make([]bool, b.rows*b.cols)
+		for r := range b.rows {
+			g := first + r
+			last[g] = int32(g)
+			s := b.slots[r]
+			switch {
+			case s == nil: // a free row: writes column 0, which a new row overwrites
+				allowed[r*b.cols] = true
+			case s.done: // a finished row: writes past its tokens
+				start[r] = int32(len(s.ids))
+				allowed[r*b.cols] = true
+			default:
+				n := len(s.ids)
+				ids[g], pos[g], start[r] = int32(s.next), int32(n), int32(n)
+				for c := 0; c <= n; c++ {
+					allowed[r*b.cols+c] = true
+				}
 			}
 		}
+		perBlock = append(perBlock, tensors.FromFlatDataAndDimensions(start, b.rows),
+			tensors.FromFlatDataAndDimensions(allowed, b.rows, 1, b.cols))
+		cache = append(cache, b.cache...)
+		b.cache = nil // donated
+		first += b.rows
 	}
-	inputs := []*tensors.Tensor{
-		tensors.FromFlatDataAndDimensions(ids, e.rows, 1),
-		tensors.FromFlatDataAndDimensions(pos, e.rows, 1),
-		tensors.FromFlatDataAndDimensions(start, e.rows),
-		tensors.FromFlatDataAndDimensions(last, e.rows),
-		tensors.FromFlatDataAndDimensions(allowed, e.rows, 1, e.cols),
-	}
-	cache := e.cache
-	e.cache = nil // donated
+	inputs := append([]*tensors.Tensor{
+		tensors.FromFlatDataAndDimensions(ids, total, 1),
+		tensors.FromFlatDataAndDimensions(pos, total, 1),
+		tensors.FromFlatDataAndDimensions(last, total),
+	}, perBlock...)
 	outs, err := e.run(e.decodeG, inputs, cache)
 	if err != nil {
 		return err
 	}
-	e.cache = outs[1:]
+	per := 2 * e.geo.layers
+	for i, b := range e.blocks {
+		b.cache = outs[1+i*per : 1+(i+1)*per]
+	}
 	logits, err := tensors.CopyFlatData[float32](outs[0])
 	_ = outs[0].FinalizeAll()
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrGraph, err)
 	}
 	e.stats.DecodeSteps++
-	e.stats.DecodeRows += e.rows
-	e.stats.DecodeColumns += e.rows * e.cols
+	e.stats.DecodeBlocks += len(e.blocks)
 	vocab := e.m.cfg.VocabSize
-	for _, s := range e.slots {
-		if s == nil || s.done {
-			continue
+	first = 0
+	for _, b := range e.blocks {
+		e.stats.DecodeRows += b.rows
+		e.stats.DecodeColumns += b.rows * b.cols
+		for r, s := range b.slots {
+			if s == nil || s.done {
+				continue
+			}
+			s.ids = append(s.ids, s.next)
+			s.logits = logits[(first+r)*vocab : (first+r+1)*vocab]
 		}
-		s.ids = append(s.ids, s.next)
-		s.logits = logits[s.row*vocab : (s.row+1)*vocab]
+		first += b.rows
 	}
 	return nil
 }
@@ -757,22 +871,8 @@ func (e *engine) step() error {
 // and the updated caches.
 func (m *Model) rowsGraph(ctx *mlctx.Context, inputs []*graph.Node) []*graph.Node {
 	ids, pos, start, last, allowed := inputs[0], inputs[1], inputs[2], inputs[3], inputs[4]
-	cache := inputs[5:]
-	g := ids.Graph()
 	b, t := ids.Shape().Dimensions[0], ids.Shape().Dimensions[1]
-	kvHeads, hd := cache[0].Shape().Dimensions[1], cache[0].Shape().Dimensions[2]
-	// Scatter indices: keys[b, kv, d, start[b]+t] and values[b, kv, start[b]+t, :].
-	kAt := shapes.Make(dtypes.Int32, b, kvHeads, hd, t, 1)
-	kCol := graph.Add(graph.BroadcastToShape(graph.Reshape(start, b, 1, 1, 1, 1), kAt), graph.Iota(g, kAt, 3))
-	kIndex := graph.Concatenate([]*graph.Node{graph.Iota(g, kAt, 0), graph.Iota(g, kAt, 1), graph.Iota(g, kAt, 2), kCol}, -1)
-	vAt := shapes.Make(dtypes.Int32, b, kvHeads, t, 1)
-	vCol := graph.Add(graph.BroadcastToShape(graph.Reshape(start, b, 1, 1, 1), vAt), graph.Iota(g, vAt, 2))
-	vIndex := graph.Concatenate([]*graph.Node{graph.Iota(g, vAt, 0), graph.Iota(g, vAt, 1), vCol}, -1)
-	merge := func(layer int, k, v *graph.Node) (*graph.Node, *graph.Node) {
-		k = graph.ScatterSum(cache[2*layer], kIndex, k, true, true)
-		v = graph.ScatterSum(cache[2*layer+1], vIndex, v, true, true)
-		return k, v
-	}
+	merge := scatterMerge(inputs[5:], start, t)
 	h, ks, vs := m.forward(ctx, ids, pos, attentionBias(allowed), merge)
 	final := graph.Gather(graph.Reshape(h, b*t, m.cfg.HiddenSize), graph.InsertAxes(last, -1))
 	outs := []*graph.Node{m.logits(ctx, final)}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -379,5 +380,78 @@ func TestPolicyBitwiseIndependentOfBatch(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestPolicyBlocksBitwise runs conversations whose prompts differ in
+// length by hundreds of tokens at once, so that the running batch is split
+// into blocks of similar rows, and checks every turn's tokens and
+// log-probabilities bit for bit against each conversation run alone.
+func TestPolicyBlocksBitwise(t *testing.T) {
+	alone := newTestPolicy(t, PolicyOptions{PrefixCacheBytes: -1})
+	const episodes = 9
+	task := func(i int) string {
+		if i%3 == 0 {
+			return fmt.Sprintf("Task %d: %s", i, strings.Repeat("sort the letters and then report them back. ", 8))
+		}
+		return fmt.Sprintf("Task %d: sort.", i)
+	}
+	want := make([][]llm.Completion, episodes)
+	for i := range want {
+		want[i] = conversation(t, alone, task(i), 3, float64(i%2), int64(i))
+	}
+	p, err := NewPolicy(alone.Model(), alone.tok, nil, PolicyOptions{MaxBatch: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([][]llm.Completion, episodes)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() { got[i] = conversation(t, p, task(i), 3, float64(i%2), int64(i)) })
+	}
+	wg.Wait()
+	for i := range got {
+		for turn := range got[i] {
+			g, w := got[i][turn], want[i][turn]
+			if !slices.Equal(g.TokenIDs, w.TokenIDs) || !slices.Equal(g.LogProbs, w.LogProbs) {
+				t.Errorf("episode %d turn %d: %v %v, alone %v %v", i, turn, g.TokenIDs, g.LogProbs, w.TokenIDs, w.LogProbs)
+			}
+		}
+	}
+	if s := p.Stats(); s.DecodeBlocks <= s.DecodeSteps {
+		t.Errorf("%d decode steps over %d blocks: the batch was never split", s.DecodeSteps, s.DecodeBlocks)
+	}
+}
+
+func TestPlanBlocks(t *testing.T) {
+	rows := func(lengths ...int) []*slot {
+		var out []*slot
+		for _, n := range lengths {
+			out = append(out, &slot{ids: make([]int, n)})
+		}
+		return out
+	}
+	if g := planBlocks(nil); g != nil {
+		t.Errorf("no rows: %v", g)
+	}
+	// Similar rows share one block.
+	if g := planBlocks(rows(100, 110, 120, 90)); len(g) != 1 || len(g[0]) != 4 {
+		t.Errorf("similar rows: %d blocks", len(g))
+	}
+	// Many short rows and a few long ones: the long ones alone in the
+	// last block, blocks in order of length.
+	in := rows(40, 500, 41, 42, 43, 44, 45, 480, 46, 47, 48, 49)
+	g := planBlocks(in)
+	if last := g[len(g)-1]; len(g) < 2 || len(g) > maxDecodeBlocks || len(last) != 2 || len(last[0].ids) != 480 || len(last[1].ids) != 500 {
+		t.Fatalf("short and long rows: %d blocks, last %d rows", len(g), len(last))
+	}
+	seen := map[*slot]bool{}
+	for _, b := range g {
+		for _, s := range b {
+			seen[s] = true
+		}
+	}
+	if len(seen) != len(in) {
+		t.Errorf("%d of %d rows placed", len(seen), len(in))
 	}
 }
