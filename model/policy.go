@@ -155,6 +155,18 @@ func (p *Policy) Stats() PolicyStats {
 	return s
 }
 
+// DropPrefixCache empties the policy's prefix cache, as new weights do
+// after a training step, and frees its memory; compiled graphs stay. A
+// benchmark uses it to measure later steps' rollouts, which start with
+// every shape compiled and nothing cached.
+func (p *Policy) DropPrefixCache() {
+	p.model.mu.Lock()
+	defer p.model.mu.Unlock()
+	if p.engine != nil {
+		p.engine.prefix.entries, p.engine.prefix.bytes = nil, 0
+	}
+}
+
 // defaultStopTokens returns the end-of-turn ids tok knows.
 func defaultStopTokens(tok tokenizer.Tokenizer) []int {
 	var ids []int

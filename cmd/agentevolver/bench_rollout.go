@@ -30,6 +30,7 @@ type rolloutBenchOptions struct {
 	seed                  int64
 	backend               string
 	baseline              bool
+	cold                  bool
 	cpuProfile            string
 }
 
@@ -59,6 +60,7 @@ type rolloutResult struct {
 	RowsPerDecodeStep     float64        `json:"rows_per_decode_step"`
 	ComputedRowsPerStep   float64        `json:"computed_rows_per_decode_step"`
 	ColumnsPerRow         float64        `json:"cache_columns_per_row"`
+	BlocksPerDecodeStep   float64        `json:"blocks_per_decode_step"`
 	Compiles              int            `json:"compiles,omitempty"`
 	Backend               string         `json:"backend"`
 	Baseline              *rolloutResult `json:"baseline,omitempty"`
@@ -83,6 +85,7 @@ func runBenchRollout(ctx context.Context, args []string, stdout, stderr io.Write
 	fs.Int64Var(&o.seed, "seed", 1, "seed of the episodes")
 	fs.StringVar(&o.backend, "backend", "", "GoMLX backend (default $GOMLX_BACKEND or "+model.DefaultBackend+")")
 	fs.BoolVar(&o.baseline, "baseline", false, "also run the episodes without prefix reuse and continuous batching, first")
+	fs.BoolVar(&o.cold, "cold", false, "measure the first pass, compilations included (by default each policy first plays other tasks, as at every RL step after the first)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured runs to this file")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -130,6 +133,7 @@ type rolloutBench struct {
 	tmpl    tokenizer.ChatTemplate
 	backend string
 	tasks   []agentevolver.Task
+	warmup  []agentevolver.Task // other tasks, played first unless cold
 	model   *model.Model
 }
 
@@ -158,8 +162,12 @@ func newRolloutBench(ctx context.Context, def trainer.Config, o rolloutBenchOpti
 	if err != nil {
 		return nil, fmt.Errorf("bench rollout: %w", err)
 	}
-	if len(ids) < o.tasks {
-		return nil, fmt.Errorf("bench rollout: %d tasks asked, toolworld lists %d", o.tasks, len(ids))
+	need := o.tasks
+	if !o.cold {
+		need = 2 * o.tasks
+	}
+	if len(ids) < need {
+		return nil, fmt.Errorf("bench rollout: %d tasks needed, toolworld lists %d", need, len(ids))
 	}
 	b := &rolloutBench{o: o, def: def, tok: tok, tmpl: tmpl, env: envservice.NewManager(envservice.ManagerConfig{})}
 	if err := b.env.Register(toolworld.Name, world); err != nil {
@@ -167,8 +175,13 @@ func newRolloutBench(ctx context.Context, def trainer.Config, o rolloutBenchOpti
 		return nil, fmt.Errorf("bench rollout: %w", err)
 	}
 	b.timed = &timedEnv{Env: b.env}
-	for _, id := range ids[:o.tasks] {
-		b.tasks = append(b.tasks, agentevolver.Task{TaskID: id, EnvType: toolworld.Name})
+	for i, id := range ids[:need] {
+		task := agentevolver.Task{TaskID: id, EnvType: toolworld.Name}
+		if i < o.tasks {
+			b.tasks = append(b.tasks, task)
+		} else {
+			b.warmup = append(b.warmup, task)
+		}
 	}
 	s := def.Model.Shape
 	backend, err := model.NewBackend(o.backend)
@@ -210,20 +223,35 @@ func (b *rolloutBench) run(ctx context.Context, opts model.PolicyOptions, mode s
 		MaxSteps: b.o.maxSteps,
 		Sparse:   ro.Sparse,
 	}
-	rollouts := agentflow.Expand(b.tasks, b.o.n)
-	for i := range rollouts {
-		s := agentflow.TurnSeed(agentflow.TurnSeed(b.o.seed, i/b.o.n), i%b.o.n)
-		rollouts[i].Seed = &s
+	play := func(tasks []agentevolver.Task, seed int64) ([]agentflow.Result, error) {
+		rollouts := agentflow.Expand(tasks, b.o.n)
+		for i := range rollouts {
+			s := agentflow.TurnSeed(agentflow.TurnSeed(seed, i/b.o.n), i%b.o.n)
+			rollouts[i].Seed = &s
+		}
+		return (&agentflow.Runner{Flow: flow, Concurrency: b.o.concurrency, MaxAttempts: 1}).Run(ctx, rollouts)
+	}
+	var before model.PolicyStats
+	if len(b.warmup) > 0 {
+		// The shapes get compiled; the prefix cache is dropped as a
+		// training step's new weights drop it.
+		if _, err := play(b.warmup, b.o.seed+1); err != nil {
+			if _, rest := agentflow.RolloutErrors(err); rest != nil {
+				return nil, fmt.Errorf("bench rollout: warm-up: %w", rest)
+			}
+		}
+		policy.DropPrefixCache()
+		before = policy.Stats()
 	}
 	b.timed.nanos.Store(0)
 	began, cpuBegan := time.Now(), processCPUTime()
-	results, err := (&agentflow.Runner{Flow: flow, Concurrency: b.o.concurrency, MaxAttempts: 1}).Run(ctx, rollouts)
+	results, err := play(b.tasks, b.o.seed)
 	wall, cpu := time.Since(began).Seconds(), (processCPUTime() - cpuBegan).Seconds()
 	failed, rest := agentflow.RolloutErrors(err)
 	if rest != nil {
 		return nil, fmt.Errorf("bench rollout: %w", rest)
 	}
-	st := policy.Stats()
+	st := statsSince(policy.Stats(), before)
 	res := &rolloutResult{
 		What: "rollout", Mode: mode, Episodes: len(results), Failed: len(failed), WallS: wall, CPUS: cpu,
 		EpisodesPerS:        float64(len(results)) / wall,
@@ -246,6 +274,7 @@ func (b *rolloutBench) run(ctx context.Context, opts model.PolicyOptions, mode s
 		res.RowsPerDecodeStep = float64(st.GeneratedTokens-st.Requests) / float64(st.DecodeSteps)
 		res.ComputedRowsPerStep = float64(st.DecodeRows) / float64(st.DecodeSteps)
 		res.ColumnsPerRow = float64(st.DecodeColumns) / float64(st.DecodeRows)
+		res.BlocksPerDecodeStep = float64(st.DecodeBlocks) / float64(st.DecodeSteps)
 	}
 	return res, nil
 }
@@ -277,4 +306,24 @@ func (t *timedEnv) Evaluate(ctx context.Context, instanceID string, params map[s
 func (t *timedEnv) Release(ctx context.Context, instanceID string) (bool, error) {
 	defer t.since(time.Now())
 	return t.Env.Release(ctx, instanceID)
+}
+
+// statsSince returns the counters of now accumulated after before (the
+// prefix cache's size is now's).
+func statsSince(now, before model.PolicyStats) model.PolicyStats {
+	now.Requests -= before.Requests
+	now.PrefillTokens -= before.PrefillTokens
+	now.ReusedTokens -= before.ReusedTokens
+	now.PrefillCalls -= before.PrefillCalls
+	now.PrefillPadded -= before.PrefillPadded
+	now.GeneratedTokens -= before.GeneratedTokens
+	now.DecodeSteps -= before.DecodeSteps
+	now.DecodeRows -= before.DecodeRows
+	now.DecodeColumns -= before.DecodeColumns
+	now.DecodeBlocks -= before.DecodeBlocks
+	now.PrefillTime -= before.PrefillTime
+	now.DecodeTime -= before.DecodeTime
+	now.LayoutTime -= before.LayoutTime
+	now.Compiles -= before.Compiles
+	return now
 }

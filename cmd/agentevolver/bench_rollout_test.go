@@ -41,4 +41,21 @@ func TestBenchRollout(t *testing.T) {
 	if res.ReusedPrefillTokens == 0 || res.PrefillTokens >= base.PrefillTokens {
 		t.Errorf("prefilled %d (reused %d), baseline %d", res.PrefillTokens, res.ReusedPrefillTokens, base.PrefillTokens)
 	}
+
+	// Without the warm-up pass the measured episodes sample the same
+	// tokens; their compilations are counted in. (Prefilled tokens depend
+	// on how siblings' requests interleave: a prompt in the same prefill
+	// as its twin costs nothing, one arriving later its last token.)
+	out.Reset()
+	if code := run(context.Background(), append(args[:len(args)-1], "--cold"), nil, &out, &errOut); code != 0 {
+		t.Fatalf("--cold: exit %d: %s", code, errOut.String())
+	}
+	var cold rolloutResult
+	if err := json.Unmarshal(out.Bytes(), &cold); err != nil {
+		t.Fatal(err)
+	}
+	if cold.GeneratedTokens != res.GeneratedTokens || cold.Compiles <= res.Compiles {
+		t.Errorf("--cold generated %d tokens with %d compilations; warm %d, %d",
+			cold.GeneratedTokens, cold.Compiles, res.GeneratedTokens, res.Compiles)
+	}
 }
