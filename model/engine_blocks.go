@@ -28,8 +28,9 @@ const maxDecodeBlocks = 3
 
 // maxDecodeShapes bounds the decode graph's compilations. Block shapes are
 // bucketed, but with several blocks their combinations are many: bench
-// rollout runs 270-290 of them, a compilation costing a few milliseconds.
-const maxDecodeShapes = 1024
+// rollout's warm pass runs about 150, its first 250-290, a compilation
+// costing a few milliseconds and holding about 0.45 MB.
+const maxDecodeShapes = 256
 
 // decodeRowCols is what one more row of a decode step costs, in cache
 // row-columns: its dense layers and head against the attention over one
