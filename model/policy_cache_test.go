@@ -366,18 +366,31 @@ func TestPolicyBitwiseIndependentOfBatch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := make([][]llm.Completion, episodes)
-		var wg sync.WaitGroup
-		for i := range got {
-			wg.Go(func() { got[i] = conversation(t, p, task(i), 3, float64(i%2), int64(i)) })
-		}
-		wg.Wait()
-		for i := range got {
-			for turn := range got[i] {
-				g, w := got[i][turn], want[i][turn]
-				if !slices.Equal(g.TokenIDs, w.TokenIDs) || !slices.Equal(g.LogProbs, w.LogProbs) {
-					t.Errorf("%+v episode %d turn %d: %v %v, alone %v %v", opts, i, turn, g.TokenIDs, g.LogProbs, w.TokenIDs, w.LogProbs)
-				}
+		sameTurnsBitwise(t, fmt.Sprintf("%+v", opts), concurrentConversations(t, p, task, episodes), want)
+	}
+}
+
+// concurrentConversations runs conversation i (task(i), three turns,
+// greedy for even i) for every i < episodes at once on p.
+func concurrentConversations(t *testing.T, p *Policy, task func(int) string, episodes int) [][]llm.Completion {
+	got := make([][]llm.Completion, episodes)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() { got[i] = conversation(t, p, task(i), 3, float64(i%2), int64(i)) })
+	}
+	wg.Wait()
+	return got
+}
+
+// sameTurnsBitwise checks every turn's tokens and log-probabilities bit
+// for bit.
+func sameTurnsBitwise(t *testing.T, what string, got, want [][]llm.Completion) {
+	t.Helper()
+	for i := range got {
+		for turn := range got[i] {
+			g, w := got[i][turn], want[i][turn]
+			if !slices.Equal(g.TokenIDs, w.TokenIDs) || !slices.Equal(g.LogProbs, w.LogProbs) {
+				t.Errorf("%s episode %d turn %d: %v %v, alone %v %v", what, i, turn, g.TokenIDs, g.LogProbs, w.TokenIDs, w.LogProbs)
 			}
 		}
 	}
@@ -404,20 +417,7 @@ func TestPolicyBlocksBitwise(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := make([][]llm.Completion, episodes)
-	var wg sync.WaitGroup
-	for i := range got {
-		wg.Go(func() { got[i] = conversation(t, p, task(i), 3, float64(i%2), int64(i)) })
-	}
-	wg.Wait()
-	for i := range got {
-		for turn := range got[i] {
-			g, w := got[i][turn], want[i][turn]
-			if !slices.Equal(g.TokenIDs, w.TokenIDs) || !slices.Equal(g.LogProbs, w.LogProbs) {
-				t.Errorf("episode %d turn %d: %v %v, alone %v %v", i, turn, g.TokenIDs, g.LogProbs, w.TokenIDs, w.LogProbs)
-			}
-		}
-	}
+	sameTurnsBitwise(t, "blocks", concurrentConversations(t, p, task, episodes), want)
 	if s := p.Stats(); s.DecodeBlocks <= s.DecodeSteps {
 		t.Errorf("%d decode steps over %d blocks: the batch was never split", s.DecodeSteps, s.DecodeBlocks)
 	}

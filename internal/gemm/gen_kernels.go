@@ -151,11 +151,7 @@ func genKernel(w *bytes.Buffer, is isa, mr, nv int, direct bool) {
 	p("SHLQ $2, R9")
 	for i := 0; i < mr; i++ {
 		for v := 0; v < nv; v++ {
-			if is.reg == "Z" {
-				p("VPXORD %s, %s, %s", acc(i, v), acc(i, v), acc(i, v))
-			} else {
-				p("VXORPS %s, %s, %s", acc(i, v), acc(i, v), acc(i, v))
-			}
+			p("%s", zeroVector(is, acc(i, v)))
 		}
 	}
 	p("TESTQ CX, CX")
@@ -286,11 +282,7 @@ func genStreamKernel(w *bytes.Buffer, is isa, mr int) {
 	fmt.Fprintf(w, "zero:\n")
 	for i := 0; i < mr; i++ {
 		for v := 0; v < nv; v++ {
-			if is.reg == "Z" {
-				p("VPXORD %s, %s, %s", acc(i, v), acc(i, v), acc(i, v))
-			} else {
-				p("VXORPS %s, %s, %s", acc(i, v), acc(i, v), acc(i, v))
-			}
+			p("%s", zeroVector(is, acc(i, v)))
 		}
 	}
 	fmt.Fprintf(w, "steps:\n")
@@ -336,4 +328,12 @@ func genStreamKernel(w *bytes.Buffer, is isa, mr int) {
 	p("VZEROUPPER")
 	p("RET")
 	fmt.Fprintf(w, "\n")
+}
+
+// zeroVector is the instruction that zeroes vector register r.
+func zeroVector(is isa, r string) string {
+	if is.reg == "Z" {
+		return fmt.Sprintf("VPXORD %s, %s, %s", r, r, r)
+	}
+	return fmt.Sprintf("VXORPS %s, %s, %s", r, r, r)
 }
