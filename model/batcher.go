@@ -82,16 +82,19 @@ func alignCols(n int) int {
 // requests join the running batch between decode steps, each with only its
 // uncached prompt suffix prefilled, and leave it when they finish.
 //
-// The cache is one [rows, cols] block per layer; row r holds its tokens in
-// columns 0, 1, ... and is written at its own next column, so one decode
-// graph per block shape serves every step. A joining row is copied into a
-// free row of the block in place (on backends whose buffers are host
-// memory); when it does not fit, when a row would outgrow the block, or
-// when a smaller block would do, the rows are copied into a new block
-// ("relayout"). Finished rows are harvested into the prefix cache when
-// their row is reused or the block is rebuilt. Block shapes are bucketed;
-// a compilation costs a few milliseconds on simplego, so the block follows
-// the batch closely rather than padding it.
+// The cache is held in a few blocks (cacheBlock), each [rows, cols] per
+// layer, rows of similar length together (planBlocks); row r of a block
+// holds its tokens in columns 0, 1, ... and is written at its own next
+// column, so one decode graph per combination of block shapes serves
+// every step: the dense layers over all rows, each block's attention over
+// its own columns. A joining row is copied into a free row of the
+// narrowest block that holds it, in place (on backends whose buffers are
+// host memory); when none does, when a row would outgrow its block, or
+// when a block holds more rows than it needs, the rows are copied into new
+// blocks ("relayout"). Finished rows are harvested into the prefix cache
+// when their row is reused or the blocks are rebuilt. Block shapes are
+// bucketed; a compilation costs a few milliseconds on simplego, so the
+// blocks follow the batch closely rather than padding it.
 //
 // Because every row's token j sits in column j of a block whose length is
 // a multiple of colAlign, and matrix products are row-independent, a row's
