@@ -30,18 +30,47 @@ import (
 // optimiser state and reference policy) keeps live would make the GC run
 // back to back, taking up to half the CPU; with the headroom the heap can
 // still grow by half the live heap between collections (as with GOGC=50).
+//
+// Under that limit the command also sets GOGC to DefaultGCPercent unless
+// GOGC is set. The limit bounds the heap; GOGC only decides how far below
+// it a collection starts. At 100 the GC ran whenever the live heap had
+// doubled, which in the main job was several times a step, each time
+// freeing the backend's idle buffers. Two alternating pairs of the main
+// job, 400 against 100: 82 and 92 s against 93 and 99 s, 114 and 125 s of
+// CPU against 132 and 137 s, 2.14 GB resident against 2.08 and 2.12 (same
+// results); bench rollout's CPU time fell by 8-25% in three pairs. Without the limit
+// (GOMEMLIMIT=off) GOGC stays as Go sets it: 400 alone would let the heap
+// grow to five times the live heap.
 const (
 	DefaultMemoryLimit = 2 << 30 // bytes
 	memoryLimitPerLive = 1.5
+	DefaultGCPercent   = 400
 )
 
-// applyDefaultMemoryLimit applies the default soft memory limit described
-// above, unless GOMEMLIMIT is set.
+// applyDefaultMemoryLimit applies the default soft memory limit and GC
+// percentage described above, unless GOMEMLIMIT is set.
 func applyDefaultMemoryLimit() {
-	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
+	limit, gcPercent := defaultGCSettings(os.LookupEnv)
+	if !limit {
 		return
 	}
+	if gcPercent > 0 {
+		debug.SetGCPercent(gcPercent)
+	}
 	adjustMemoryLimit()
+}
+
+// defaultGCSettings says, for the environment lookup gives, whether the
+// command sets its soft memory limit and which GC percentage it sets (0:
+// none, GOGC stands).
+func defaultGCSettings(lookup func(string) (string, bool)) (limit bool, gcPercent int) {
+	if _, set := lookup("GOMEMLIMIT"); set {
+		return false, 0
+	}
+	if _, set := lookup("GOGC"); set {
+		return true, 0
+	}
+	return true, DefaultGCPercent
 }
 
 // adjustMemoryLimit sets the limit for the heap live after the last

@@ -18,3 +18,31 @@ func TestMemoryLimitFor(t *testing.T) {
 		}
 	}
 }
+
+func TestDefaultGCSettings(t *testing.T) {
+	env := func(vars ...string) func(string) (string, bool) {
+		return func(name string) (string, bool) {
+			for _, v := range vars {
+				if v == name {
+					return "set", true
+				}
+			}
+			return "", false
+		}
+	}
+	for _, tt := range []struct {
+		vars      []string
+		limit     bool
+		gcPercent int
+	}{
+		{nil, true, DefaultGCPercent},
+		{[]string{"GOGC"}, true, 0},
+		{[]string{"GOMEMLIMIT"}, false, 0},
+		{[]string{"GOMEMLIMIT", "GOGC"}, false, 0},
+	} {
+		limit, gc := defaultGCSettings(env(tt.vars...))
+		if limit != tt.limit || gc != tt.gcPercent {
+			t.Errorf("%v set: limit %v, GOGC %d; want %v, %d", tt.vars, limit, gc, tt.limit, tt.gcPercent)
+		}
+	}
+}
