@@ -402,16 +402,20 @@ func (u *Updater) entropyComputed() bool { return u.cfg.EntropyCoef != 0 || !u.c
 
 // microBatchLoss is the RL lossFunc: inputs as laid out by Update;
 // metrics pg_loss, clipfrac, clipfrac_lower, ppo_kl, kl_loss, entropy;
-// per row the log-probs of the forward pass, before the step.
+// per row, when the update is on-policy (no old log-probs given), the
+// log-probs of the forward pass, before the step, which Update hands back
+// as the old ones.
 func (u *Updater) microBatchLoss(ctx *mlctx.Context, in []*graph.Node) (*graph.Node, []*graph.Node, *graph.Node) {
 	logp, entropy := u.policy.ResponseLogProbs(ctx, sequencesOf(in, u.cfg.Temperature))
 	mask := in[inLossMask]
 	t := totals{tokens: in[inTokenTotal], rows: in[inRowTotal]}
 	old := in[inOldLogProbs]
+	var perRow *graph.Node
 	if old.IsScalar() {
 		// On-policy (see Batch.OldLogProbs): the weights are those the
 		// old log-probs would be computed with, so they are these.
 		old = graph.StopGradient(logp)
+		perRow = old
 	}
 	pin := PolicyLossInputs{OldLogProbs: old, LogProbs: logp, Advantages: in[inAdvantages], Mask: mask}
 	if !in[inExpMask].IsScalar() {
@@ -444,7 +448,7 @@ func (u *Updater) microBatchLoss(ctx *mlctx.Context, in []*graph.Node) (*graph.N
 		expPart = maskedMeanOver(graph.OnesLike(mask), expTokens, t.tokens)
 	}
 	metrics := []*graph.Node{pg.Loss, pg.ClipFrac, pg.ClipFracLower, pg.PPOKL, klLoss, entropyLoss, offPart, expPart}
-	return loss, metrics, graph.StopGradient(logp)
+	return loss, metrics, perRow
 }
 
 // trainerScope is the scope of the variables an Updater keeps beside the
