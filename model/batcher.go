@@ -137,10 +137,8 @@ func newEngine(m *Model, prefixBytes int, continuous bool) *engine {
 // active counts the unfinished rows.
 func (e *engine) active() int {
 	n := 0
-	for _, s := range e.allSlots() {
-		if !s.done {
-			n++
-		}
+	for _, b := range e.blocks {
+		n += b.unfinished()
 	}
 	return n
 }
@@ -162,13 +160,7 @@ func (e *engine) allSlots() []*slot {
 // ones need, so that relaying out would make it smaller.
 func (e *engine) shrinks() bool {
 	for _, b := range e.blocks {
-		n := 0
-		for _, s := range b.slots {
-			if s != nil && !s.done {
-				n++
-			}
-		}
-		if b.rows > BucketSize(n) {
+		if b.rows > BucketSize(b.unfinished()) {
 			return true
 		}
 	}
@@ -713,6 +705,7 @@ func (e *engine) relayout(fresh []*slot) error {
 		hostK, hostV [][]float32
 	}
 	from := map[*slot]source{}
+	var rows []*slot
 	for _, b := range e.blocks {
 		hostK, hostV, err := e.download(b)
 		if err != nil {
@@ -722,13 +715,6 @@ func (e *engine) relayout(fresh []*slot) error {
 		for _, s := range b.slots {
 			if s != nil {
 				from[s] = source{b, hostK, hostV}
-			}
-		}
-	}
-	var rows []*slot
-	for _, b := range e.blocks {
-		for _, s := range b.slots {
-			if s != nil {
 				rows = append(rows, s)
 			}
 		}
