@@ -105,25 +105,13 @@ func reduceBlock[T float32 | float64](in, out []T, outer, size, inner int, isMax
 
 // maxRow is the maximum of lowest and row's values, as a sequential scan
 // with Go's max gives it (NaN propagates; +0 beats -0): float32 rows use
-// vecmath's SIMD scan, which keeps those rules; float64 rows four running
-// maxima, which break the dependency chain of one (max is exact, so the
-// order does not matter).
+// vecmath's SIMD scan, float64 rows its plain one, both keeping those
+// rules.
 func maxRow[T float32 | float64](row []T, lowest T) T {
 	if r, ok := any(row).([]float32); ok {
 		return any(vecmath.Max(any(lowest).(float32), r)).(T)
 	}
-	m0, m1, m2, m3 := lowest, lowest, lowest, lowest
-	i := 0
-	for ; i+4 <= len(row); i += 4 {
-		m0 = max(m0, row[i])
-		m1 = max(m1, row[i+1])
-		m2 = max(m2, row[i+2])
-		m3 = max(m3, row[i+3])
-	}
-	for ; i < len(row); i++ {
-		m0 = max(m0, row[i])
-	}
-	return max(max(m0, m1), max(m2, m3))
+	return vecmath.ScanMax(lowest, row)
 }
 
 // sumRow sums row with four interleaved partial sums, combined as

@@ -2,6 +2,7 @@ package vecmath_test
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/org/agentevolver/internal/vecmath"
 )
@@ -26,4 +27,12 @@ func ExampleMulScalar() {
 	vecmath.MulScalar(a, a, 0.5)
 	fmt.Println(a)
 	// Output: [0.5 1 1.5]
+}
+
+func ExampleScanMax() {
+	fmt.Println(vecmath.ScanMax(math.Inf(-1), []float64{3, -1, 7.5, 2, 0}))
+	fmt.Println(vecmath.ScanMax(0, []float32{-2, -1}))
+	// Output:
+	// 7.5
+	// 0
 }

@@ -51,10 +51,15 @@ func xorVSGeneric(dst, a []float32, c float32) {
 	}
 }
 
-// maxGeneric is Max with four running maxima, which break the dependency
-// chain of one; Go's max is exact and order-independent (NaN and the sign
-// of zero included), so the result is that of a sequential scan.
-func maxGeneric(init float32, src []float32) float32 {
+// maxGeneric is Max without SIMD.
+func maxGeneric(init float32, src []float32) float32 { return ScanMax(init, src) }
+
+// ScanMax returns the largest of init and src's values with four running
+// maxima, which break the dependency chain of one. Go's max is exact and
+// order-independent (NaN propagates, +0 beats -0), so the result is that
+// of a sequential scan. It serves either float type; Max is its SIMD
+// float32 version.
+func ScanMax[T float32 | float64](init T, src []T) T {
 	m0, m1, m2, m3 := init, init, init, init
 	i := 0
 	for ; i+4 <= len(src); i += 4 {

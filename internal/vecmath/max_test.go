@@ -89,6 +89,22 @@ func TestMax(t *testing.T) {
 	if got := Max(1, []float32{3, -2, 7, 0}); got != 7 {
 		t.Errorf("Max = %v, want 7", got)
 	}
+	// ScanMax over float64 follows the same rules: widening is exact and
+	// keeps NaN and the sign of zero, so its result is the widened one.
+	for _, n := range append(testLengths, 31, 257) {
+		for _, mu := range mutations {
+			src := randSlice(rng, n)
+			init := mu.fn(src)
+			wide := make([]float64, n)
+			for i, v := range src {
+				wide[i] = float64(v)
+			}
+			got, want := ScanMax(float64(init), wide), float64(sequential(init, src))
+			if math.Float64bits(got) != math.Float64bits(want) && !(got != got && want != want) {
+				t.Errorf("ScanMax float64 %s n=%d: %v, want %v", mu.name, n, got, want)
+			}
+		}
+	}
 }
 
 func BenchmarkMax(b *testing.B) {
