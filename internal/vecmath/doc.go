@@ -14,5 +14,8 @@
 // Exp uses the usual range reduction x = n·ln2 + r with |r| <= ln2/2, a
 // degree-6 polynomial for e^r (Cephes expf coefficients) and a scaling by 2^n
 // built from exponent bits. Results overflow to +Inf for x > ~88.72, underflow
-// through the subnormals to 0 for x < ~-103.3, and NaN stays NaN.
+// through the subnormals to 0 for x < ~-103.3, and NaN stays NaN. The
+// assembly kernels set e^x = 0 for x <= -104 without computing it: the
+// underflow would take a microcode assist per lane, and a softmax over
+// causally masked scores (about -1e9) has half its inputs there.
 package vecmath

@@ -3,6 +3,7 @@ package vecmath
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -323,14 +324,68 @@ func FuzzExp(f *testing.F) {
 	})
 }
 
+// TestExpUnderflowLanes mixes, within each vector, lanes whose e^x is 0
+// (x <= -104: the kernels zero them instead of computing the underflow)
+// with lanes of every other kind, and requires each lane's bits to be
+// those it gets in a vector of its own value.
+func TestExpUnderflowLanes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	values := []float32{-1e9, -104, -104.5, -103.99, -103.5, -90, -87.4, -20, 0, 3, 88, 89, 1e9,
+		float32(math.Inf(-1)), float32(math.Inf(1)), float32(math.NaN())}
+	src := make([]float32, 4096)
+	for i := range src {
+		src[i] = values[rng.IntN(len(values))]
+		if rng.IntN(4) == 0 {
+			src[i] = float32(rng.NormFloat64() * 60)
+		}
+	}
+	for _, k := range allKernels(t) {
+		for _, sigmoid := range []bool{false, true} {
+			f := k.exp
+			if sigmoid {
+				f = k.sigmoid
+			}
+			got := make([]float32, len(src))
+			f(got, src)
+			alone := make([]float32, 16)
+			for i, x := range src {
+				for j := range alone {
+					alone[j] = x
+				}
+				f(alone, alone)
+				if math.Float32bits(got[i]) != math.Float32bits(alone[0]) {
+					t.Fatalf("%s sigmoid=%v: x=%g gives %g beside other lanes, %g alone", k.name, sigmoid, x, got[i], alone[0])
+				}
+				if !sigmoid && x <= -104 && math.Float32bits(got[i]) != 0 {
+					t.Fatalf("%s: exp(%g) = %g, want +0", k.name, x, got[i])
+				}
+			}
+		}
+	}
+}
+
 func BenchmarkExp(b *testing.B) {
 	src := randSlice(rand.New(rand.NewPCG(5, 6)), 4096)
+	// Softmax over causally masked attention scores: half the inputs are
+	// about -1e9.
+	masked := slices.Clone(src)
+	for i := range masked {
+		if i%2 == 1 {
+			masked[i] = -1e9
+		}
+	}
 	dst := make([]float32, len(src))
 	for _, k := range allKernels(b) {
 		b.Run(k.name, func(b *testing.B) {
 			b.SetBytes(int64(4 * len(src)))
 			for b.Loop() {
 				k.exp(dst, src)
+			}
+		})
+		b.Run(k.name+"/masked", func(b *testing.B) {
+			b.SetBytes(int64(4 * len(masked)))
+			for b.Loop() {
+				k.exp(dst, masked)
 			}
 		})
 	}
