@@ -74,6 +74,7 @@ func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingS
 			)
 		}
 	}
+	b.fuseSoftmax()
 	b.compiled = true
 	return newExecutable(b), nil
 }

@@ -81,11 +81,14 @@ func New(config string) (backends.Backend, error) {
 			// This will force the ops to be executed in parallel where possible.
 			// The default is running parallel if it's the only thing executing, otherwise sequentially.
 			b.opsExecutionType = opsExecutionParallel
+		case "nofusion":
+			// Executes every op as built: no fused softmax (see fuse_softmax.go).
+			b.noFusion = true
 		case "":
 			// No-op, just skip.
 		default:
 			return nil, errors.Errorf("unknown configuration option %q for gofast backend -- valid configuration options are: "+
-				"parallelism=#workers, devices=#virtual_devices, dotgeneral_small, dotgeneral_large, dotgeneral_check, ops_sequential, ops_parallel; see code for documentation", key)
+				"parallelism=#workers, devices=#virtual_devices, dotgeneral_small, dotgeneral_large, dotgeneral_check, ops_sequential, ops_parallel, nofusion; see code for documentation", key)
 		}
 	}
 	return b, nil
@@ -117,6 +120,11 @@ type Backend struct {
 
 	// numDevices is the number of virtual devices (the devices=N option).
 	numDevices int
+
+	// noFusion turns off Compile's softmax fusion (the nofusion option).
+	noFusion bool
+	// fusedSoftmaxes counts the softmaxes Compile has fused.
+	fusedSoftmaxes atomic.Int64
 }
 
 // maxVirtualDevices bounds the devices=N option.

@@ -1,0 +1,207 @@
+package gobackend
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+)
+
+// softmaxBackends returns a backend that fuses softmaxes and one that
+// does not.
+func softmaxBackends(t testing.TB) (fused, plain *Backend) {
+	t.Helper()
+	f, err := New("ops_sequential")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New("ops_sequential,nofusion")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Finalize(); p.Finalize() })
+	return f.(*Backend), p.(*Backend)
+}
+
+// softmaxInput returns random scores of the given dimensions with masked
+// (-1e9) entries, fully masked rows, large values and, when special is
+// set, a row holding NaN, one holding +Inf and one holding -Inf.
+func softmaxInput(rng *rand.Rand, special bool, dims ...int) hostTensor {
+	n := 1
+	for _, d := range dims {
+		n *= d
+	}
+	width := dims[len(dims)-1]
+	x := make([]float32, n)
+	for i := range x {
+		switch r := rng.IntN(10); {
+		case r == 0:
+			x[i] = -1e9
+		case r == 1:
+			x[i] = float32(rng.NormFloat64() * 80)
+		default:
+			x[i] = float32(rng.NormFloat64() * 3)
+		}
+	}
+	rows := n / width
+	if rows > 1 {
+		for i := range width {
+			x[width+i] = -1e9
+		}
+	}
+	if special && rows > 4 {
+		x[2*width] = float32(math.NaN())
+		x[3*width+width/2] = float32(math.Inf(1))
+		x[4*width] = float32(math.Inf(-1))
+	}
+	return hostTensor{x, dims}
+}
+
+// hostTensor is a tensor's values, made into a new tensor for each backend
+// (a tensor serves one backend).
+type hostTensor struct {
+	flat []float32
+	dims []int
+}
+
+func (h hostTensor) tensor() *tensors.Tensor {
+	return tensors.FromFlatDataAndDimensions(append([]float32(nil), h.flat...), h.dims...)
+}
+
+// runGraph executes fn on be and returns its outputs' values.
+func runGraph(t *testing.T, be backends.Backend, fn any, args ...any) [][]float32 {
+	t.Helper()
+	exec, err := graph.NewExecAny(be, fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := make([]any, len(args))
+	for i, a := range args {
+		local[i] = a.(hostTensor).tensor()
+	}
+	outs, err := exec.Exec(local...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]float32
+	for _, o := range outs {
+		got = append(got, tensors.MustCopyFlatData[float32](o))
+	}
+	return got
+}
+
+// sameBits compares float32 slices bit for bit.
+func sameBits(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestSoftmaxFusionBitwise runs graph.Softmax, alone and on a sum of two
+// operands, on rows of many widths (some not a multiple of any vector
+// width, with masked, NaN and infinite entries), with and without the
+// fusion, and requires the same bits; it also checks that the fusion
+// happened, and that it does not where an intermediate has another reader.
+func TestSoftmaxFusionBitwise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, dims := range [][]int{{3, 2}, {5, 7}, {6, 17}, {2, 3, 33}, {8, 300}, {2, 1, 4, 2, 64}, {1, 1000}, {1100, 256}} {
+		for _, special := range []bool{false, true} {
+			name := fmt.Sprint(dims, special)
+			x := softmaxInput(rng, special, dims...)
+			bias := softmaxInput(rng, false, dims...)
+			cases := []struct {
+				what  string
+				fn    any
+				args  []any
+				fuses int64
+			}{
+				{"softmax", func(x *graph.Node) *graph.Node { return graph.Softmax(x, -1) }, []any{x}, 1},
+				{"softmax of a sum", func(x, b *graph.Node) *graph.Node { return graph.Softmax(graph.Add(x, b), -1) }, []any{x, bias}, 1},
+				{"exp read elsewhere", func(x *graph.Node) (*graph.Node, *graph.Node) {
+					return graph.Softmax(x, -1), graph.Exp(graph.Sub(x, graph.ReduceAndKeep(x, graph.ReduceMax, -1)))
+				}, []any{x}, 1}, // the second Exp is a node of its own: both fuse and unfuse alike
+				{"sum read elsewhere", func(x, b *graph.Node) (*graph.Node, *graph.Node) {
+					s := graph.Add(x, b)
+					return graph.Softmax(s, -1), s
+				}, []any{x, bias}, 1},
+			}
+			for _, tc := range cases {
+				fused, plain := softmaxBackends(t)
+				got := runGraph(t, fused, tc.fn, tc.args...)
+				want := runGraph(t, plain, tc.fn, tc.args...)
+				for i := range want {
+					if !sameBits(got[i], want[i]) {
+						t.Errorf("%s %s: output %d differs from the unfused ops", name, tc.what, i)
+					}
+				}
+				if n := fused.fusedSoftmaxes.Load(); n != tc.fuses {
+					t.Errorf("%s %s: %d softmaxes fused, want %d", name, tc.what, n, tc.fuses)
+				}
+				if n := plain.fusedSoftmaxes.Load(); n != 0 {
+					t.Errorf("%s %s: nofusion fused %d", name, tc.what, n)
+				}
+			}
+		}
+	}
+}
+
+// TestSoftmaxFusionSkipsGradients checks that a softmax whose
+// intermediates the gradient reads is left unfused, and that value and
+// gradient are still the same bits.
+func TestSoftmaxFusionSkipsGradients(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	x := softmaxInput(rng, false, 4, 3, 40)
+	w := softmaxInput(rng, false, 4, 3, 40)
+	fn := func(x, w *graph.Node) (*graph.Node, *graph.Node) {
+		loss := graph.ReduceAllSum(graph.Mul(graph.Softmax(x, -1), w))
+		return loss, graph.Gradient(loss, x)[0]
+	}
+	fused, plain := softmaxBackends(t)
+	got, want := runGraph(t, fused, fn, x, w), runGraph(t, plain, fn, x, w)
+	for i := range want {
+		if !sameBits(got[i], want[i]) {
+			t.Errorf("output %d differs from the unfused ops", i)
+		}
+	}
+	if n := fused.fusedSoftmaxes.Load(); n != 0 {
+		t.Errorf("%d softmaxes fused in a gradient graph", n)
+	}
+}
+
+// BenchmarkSoftmax times a softmax of the scores plus a bias over the
+// small benchmark model's attention shape [B,KV,T,G,T], fused and not.
+func BenchmarkSoftmax(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	dims := []int{8, 4, 256, 2, 256}
+	x, bias := softmaxInput(rng, false, dims...), softmaxInput(rng, false, dims...)
+	fused, plain := softmaxBackends(b)
+	for _, be := range []struct {
+		name string
+		b    *Backend
+	}{{"fused", fused}, {"unfused", plain}} {
+		b.Run(be.name, func(b *testing.B) {
+			exec, err := graph.NewExec(be.b, func(x, bias *graph.Node) *graph.Node { return graph.Softmax(graph.Add(x, bias), -1) })
+			if err != nil {
+				b.Fatal(err)
+			}
+			x, bias := x.tensor(), bias.tensor()
+			for b.Loop() {
+				out, err := exec.Exec(x, bias)
+				if err != nil {
+					b.Fatal(err)
+				}
+				out[0].FinalizeAll()
+			}
+		})
+	}
+}
