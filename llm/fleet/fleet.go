@@ -523,14 +523,19 @@ func (f *Fleet) Publish(ctx context.Context, name, path string) error {
 		return fmt.Errorf("%w: adapter %q is already published: publish each under a new name", ErrConfig, name)
 	}
 	prev := f.adapter
+	// A server that rejoins here may have missed several publishes: it
+	// drops whatever earlier adapter it still holds, prev included.
+	stale := f.staleNames(name)
 	now := time.Now()
 	var targets []*server
+	rejoining := map[*server]bool{}
 	for _, s := range f.servers {
 		if s.probing || (!s.up && now.Before(s.retryAt)) {
 			continue // down and not due: it loads the adapter when it rejoins
 		}
 		s.probing = true // no request or health check uses it meanwhile
 		targets = append(targets, s)
+		rejoining[s] = !s.up
 	}
 	f.mu.Unlock()
 
@@ -538,8 +543,8 @@ func (f *Fleet) Publish(ctx context.Context, name, path string) error {
 	var wg sync.WaitGroup
 	for i, s := range targets {
 		wg.Go(func() {
-			if !s.up {
-				errs[i] = f.probe(ctx, s, name, path, nil) // health check and load
+			if rejoining[s] {
+				errs[i] = f.probe(ctx, s, name, path, stale) // health check, load, prune
 				return
 			}
 			errs[i] = f.load(ctx, s, name, path)
@@ -565,6 +570,11 @@ func (f *Fleet) Publish(ctx context.Context, name, path string) error {
 	}
 	if ctx.Err() != nil || len(loaded) == 0 {
 		for _, s := range loaded {
+			if rejoining[s] {
+				// It pruned prev: out again, its next health check loads prev.
+				f.downLocked(s, fmt.Errorf("fleet: publish %s taken back", name))
+				continue
+			}
 			s.loaded = prev // it holds prev still
 		}
 		f.mu.Unlock()
@@ -589,7 +599,9 @@ func (f *Fleet) Publish(ctx context.Context, name, path string) error {
 
 	if prev != "" {
 		for _, s := range loaded {
-			wg.Go(func() { f.unload(ctx, s, prev) })
+			if !rejoining[s] { // a rejoining one has pruned prev already
+				wg.Go(func() { f.unload(ctx, s, prev) })
+			}
 		}
 		wg.Wait()
 	}

@@ -402,6 +402,35 @@ func TestPublish(t *testing.T) {
 	}
 }
 
+// TestPublishRejoiningServerPrunes has a server miss a publish and rejoin
+// through the next one: it must end holding only the new adapter (the one
+// it kept from before the publish it missed unloaded), with no unload of
+// an adapter it never had.
+func TestPublishRejoiningServerPrunes(t *testing.T) {
+	a, b := newFakeServer(t), newFakeServer(t)
+	f := newTestFleet(t, Config{}, a, b)
+	ctx := context.Background()
+	if err := f.Publish(ctx, "step-1", "/adapters/1"); err != nil {
+		t.Fatal(err)
+	}
+	b.failLoad = 1
+	if err := f.Publish(ctx, "step-2", "/adapters/2"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(30 * time.Millisecond) // b's health check is due
+	if err := f.Publish(ctx, "step-3", "/adapters/3"); err != nil {
+		t.Fatal(err)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !slices.Equal(b.adapters, []string{"step-3"}) || !slices.Equal(b.unloads, []string{"step-1"}) {
+		t.Errorf("b rejoined through a publish holding %v, unloaded %v; want [step-3], [step-1]", b.adapters, b.unloads)
+	}
+	if st := f.Stats(); st.InRotation != 2 || st.UnloadFailures != 0 || st.Rejoins != 1 {
+		t.Errorf("after b rejoined: %+v", st)
+	}
+}
+
 func TestNewRejects(t *testing.T) {
 	for _, cfg := range []Config{
 		{},
