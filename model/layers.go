@@ -197,10 +197,28 @@ func attention(q, k, v, bias *graph.Node) *graph.Node {
 	q = graph.MulScalar(graph.TransposeAllAxes(q, 0, 2, 1, 3, 4), 1/math.Sqrt(float64(hd))) // [B,KV,Tq,G,hd]
 	scores := dotGeneral(q, []int{4}, []int{0, 1}, k, []int{2}, []int{0, 1})                // [B,KV,Tq,G,Tk]
 	// The softmax runs in the bias's float32 whatever the compute dtype.
-	probs := graph.Softmax(graph.Add(convertTo(scores, bias.DType()), bias), -1)
+	probs := softmax(graph.Add(convertTo(scores, bias.DType()), bias))
 	out := dotGeneral(convertTo(probs, v.DType()), []int{4}, []int{0, 1}, v, []int{2}, []int{0, 1}) // [B,KV,Tq,G,hd]
 	out = graph.TransposeAllAxes(out, 0, 2, 1, 3, 4)
 	return graph.Reshape(out, b, tq, heads*hd)
+}
+
+// softmax is graph.Softmax over the last axis with its gradient written
+// out, dx = p·(v − Σ v·p): four passes over the scores. Autodiff through
+// Softmax's ops (Div of Exp by a broadcast sum) built about ten, each over
+// the whole [B,KV,Tq,G,Tk] tensor. The forward ops are Softmax's own, so
+// the values are unchanged.
+func softmax(x *graph.Node) *graph.Node {
+	var p *graph.Node
+	return withGradient(
+		func(in []*graph.Node) *graph.Node {
+			p = graph.Softmax(in[0], -1)
+			return p
+		},
+		func(v *graph.Node, _ int) *graph.Node {
+			return graph.Mul(p, graph.Sub(v, graph.ReduceAndKeep(graph.Mul(v, p), graph.ReduceSum, -1)))
+		},
+		x)
 }
 
 // attentionBias returns the additive bias [B,1,Tq,1,Tk] that lets query i
