@@ -500,6 +500,8 @@ func (e *Executable) executeNode(node *Node, execBuf *executionBuffers) error {
 			execBuf.results[nodeIdx], err = e.allReduce(node, inputBuffers[0], execBuf.replica, execBuf.device, execBuf.collectives)
 		} else if _, fused := node.data.(softmaxFusion); fused {
 			execBuf.results[nodeIdx], err = execSoftmaxFused(e.backend, node, inputBuffers, inputsOwned)
+		} else if _, fused := node.data.(softmaxGradFusion); fused {
+			execBuf.results[nodeIdx], err = execSoftmaxGradFused(e.backend, node, inputBuffers, inputsOwned)
 		} else {
 			nodeExecutor := nodeExecutors[node.opType]
 			if nodeExecutor == nil {

@@ -32,6 +32,15 @@ import (
 // which ReduceSum uses for a last-axis sum), so its results are the same
 // bit for bit; TestSoftmaxFusionBitwise checks it against the unfused graph.
 
+// The gradient of a softmax p over the last axis, dx = p·(v − Σ v·p) as
+// the model writes it (Mul(p, Sub(v, Reshape(ReduceSum(Mul(v, p)))))), is
+// fused the same way: one node reading p and v a row at a time instead of
+// four full passes, with the kernels the separate ops use.
+
+// softmaxGradFusion marks a Mul node that computes p·(v − Σ v·p) over the
+// last axis from its inputs p and v.
+type softmaxGradFusion struct{}
+
 // softmaxFusion marks a Div node that computes a whole softmax over its
 // last axis from its inputs: x alone, or addends whose sum is x.
 type softmaxFusion struct{}
@@ -43,13 +52,53 @@ func (b *Builder) fuseSoftmax() {
 		return
 	}
 	uses := b.nodeUses()
-	for _, p := range b.nodes {
-		if inputs, ok := softmaxPattern(p, uses); ok {
-			p.inputs = inputs
-			p.data = softmaxFusion{}
+	for _, n := range b.nodes {
+		if inputs, ok := softmaxPattern(n, uses); ok {
+			n.inputs = inputs
+			n.data = softmaxFusion{}
 			b.backend.fusedSoftmaxes.Add(1)
+		} else if inputs, ok := softmaxGradPattern(n, uses); ok {
+			n.inputs = inputs
+			n.data = softmaxGradFusion{}
+			b.backend.fusedSoftmaxGrads.Add(1)
 		}
 	}
+}
+
+// softmaxGradPattern reports whether d is Mul(p, Sub(v, Reshape(ReduceSum(
+// Mul(v, p), last)))), either operand order of either Mul, float32, with
+// every intermediate read by nothing else, and returns p and v.
+func softmaxGradPattern(d *Node, uses []int) ([]*Node, bool) {
+	if d.opType != backends.OpTypeMul || d.data != nil || d.shape.DType != dtypes.Float32 || d.shape.Rank() == 0 || uses[d.builderIdx] == 0 {
+		return nil, false
+	}
+	if d.shape.Dimensions[d.shape.Rank()-1] < 2 {
+		return nil, false
+	}
+	for _, order := range [2][2]int{{0, 1}, {1, 0}} {
+		p, sub := d.inputs[order[0]], d.inputs[order[1]]
+		if sub.opType != backends.OpTypeSub || uses[sub.builderIdx] != 1 || !sub.shape.Equal(d.shape) || !p.shape.Equal(d.shape) {
+			continue
+		}
+		v, keep := sub.inputs[0], sub.inputs[1]
+		if !v.shape.Equal(d.shape) || keep.opType != backends.OpTypeReshape || uses[keep.builderIdx] != 1 {
+			continue
+		}
+		vp := keep.inputs[0]
+		if vp.opType != backends.OpTypeReduceSum {
+			continue
+		}
+		vp = vp.inputs[0]
+		if vp.opType != backends.OpTypeMul || uses[vp.builderIdx] != 1 || !vp.shape.Equal(d.shape) ||
+			!(vp.inputs[0] == v && vp.inputs[1] == p || vp.inputs[0] == p && vp.inputs[1] == v) {
+			continue
+		}
+		if !lastAxisReduction(keep, backends.OpTypeReduceSum, vp, uses) {
+			continue
+		}
+		return []*Node{p, v}, true
+	}
+	return nil, false
 }
 
 // nodeUses counts, for each node reachable from the outputs, how many
@@ -169,6 +218,37 @@ func execSoftmaxFused(backend *Backend, node *Node, inputs []*Buffer, inputsOwne
 			vecmath.SubScalar(dst, src, m)
 			vecmath.Exp(dst, dst)
 			vecmath.DivScalar(dst, dst, sumRow(dst))
+		}
+	})
+	return output, nil
+}
+
+// execSoftmaxGradFused executes a node marked softmaxGradFusion, inputs p
+// and v, row by row as the unfused ops compute it: s = Σ v·p, then
+// p·(v − s). The output may take over p's or v's buffer: a row of it is
+// written only after that row of both is read, or exactly in place.
+func execSoftmaxGradFused(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, error) {
+	p, v := inputs[0].flat.([]float32), inputs[1].flat.([]float32)
+	var output *Buffer
+	for i, in := range inputs {
+		if inputsOwned[i] {
+			output = in
+			inputs[i] = nil // taken over
+			break
+		}
+	}
+	if output == nil {
+		output = backend.getBufferForShape(node.shape.Clone())
+	}
+	out := output.flat.([]float32)
+	width := node.shape.Dimensions[node.shape.Rank()-1]
+	splitRows(backend, len(out)/width, width, func(lo, hi int) {
+		scratch := make([]float32, width)
+		for r := lo; r < hi; r++ {
+			pr, vr := p[r*width:(r+1)*width], v[r*width:(r+1)*width]
+			vecmath.Mul(scratch, vr, pr)
+			vecmath.SubScalar(scratch, vr, sumRow(scratch))
+			vecmath.Mul(out[r*width:(r+1)*width], pr, scratch)
 		}
 	})
 	return output, nil

@@ -173,8 +173,61 @@ func TestSoftmaxFusionSkipsGradients(t *testing.T) {
 			t.Errorf("output %d differs from the unfused ops", i)
 		}
 	}
-	if n := fused.fusedSoftmaxes.Load(); n != 0 {
-		t.Errorf("%d softmaxes fused in a gradient graph", n)
+	if n := fused.fusedSoftmaxes.Load() + fused.fusedSoftmaxGrads.Load(); n != 0 {
+		t.Errorf("%d softmaxes or gradients fused in a graph whose gradient reads the intermediates", n)
+	}
+}
+
+// TestSoftmaxGradFusionBitwise runs p·(v − Σ v·p) over the last axis, as
+// the model writes a softmax's gradient, in every operand order, with and
+// without the fusion, and requires the same bits; it checks the fusion
+// happened, and did not where the product v·p is read elsewhere.
+func TestSoftmaxGradFusionBitwise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	grad := func(swapInner, swapOuter bool) func(p, v *graph.Node) *graph.Node {
+		return func(p, v *graph.Node) *graph.Node {
+			vp := graph.Mul(v, p)
+			if swapInner {
+				vp = graph.Mul(p, v)
+			}
+			centred := graph.Sub(v, graph.ReduceAndKeep(vp, graph.ReduceSum, -1))
+			if swapOuter {
+				return graph.Mul(centred, p)
+			}
+			return graph.Mul(p, centred)
+		}
+	}
+	for _, dims := range [][]int{{3, 2}, {5, 7}, {6, 17}, {2, 3, 33}, {2, 1, 4, 2, 64}, {1100, 256}} {
+		p := softmaxInput(rng, false, dims...)
+		for i, x := range p.flat {
+			p.flat[i] = float32(math.Abs(float64(x)) / 1e9) // probabilities' range, some exactly 0
+		}
+		v := softmaxInput(rng, true, dims...)
+		for _, tc := range []struct {
+			what  string
+			fn    any
+			fuses int64
+		}{
+			{"p·(v−Σv·p)", grad(false, false), 1},
+			{"p·(v−Σp·v)", grad(true, false), 1},
+			{"(v−Σv·p)·p", grad(false, true), 1},
+			{"(v−Σp·v)·p", grad(true, true), 1},
+			{"product read elsewhere", func(p, v *graph.Node) (*graph.Node, *graph.Node) {
+				vp := graph.Mul(v, p)
+				return graph.Mul(p, graph.Sub(v, graph.ReduceAndKeep(vp, graph.ReduceSum, -1))), vp
+			}, 0},
+		} {
+			fused, plain := softmaxBackends(t)
+			got, want := runGraph(t, fused, tc.fn, p, v), runGraph(t, plain, tc.fn, p, v)
+			for i := range want {
+				if !sameBits(got[i], want[i]) {
+					t.Errorf("%v %s: output %d differs from the unfused ops", dims, tc.what, i)
+				}
+			}
+			if n := fused.fusedSoftmaxGrads.Load(); n != tc.fuses {
+				t.Errorf("%v %s: %d gradients fused, want %d", dims, tc.what, n, tc.fuses)
+			}
+		}
 	}
 }
 

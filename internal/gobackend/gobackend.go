@@ -125,6 +125,8 @@ type Backend struct {
 	noFusion bool
 	// fusedSoftmaxes counts the softmaxes Compile has fused.
 	fusedSoftmaxes atomic.Int64
+	// fusedSoftmaxGrads counts the softmax gradients Compile has fused.
+	fusedSoftmaxGrads atomic.Int64
 }
 
 // maxVirtualDevices bounds the devices=N option.
