@@ -593,7 +593,9 @@ func execSqrt(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool
 	input, output := unaryOperandAndOutput(backend, inputs, inputsOwned)
 	switch input.shape.DType {
 	case dtypes.Float32:
-		execSqrtGeneric[float32](input.flat.([]float32), output.flat.([]float32))
+		// gofast: SIMD square roots, the same bits (internal/vecmath).
+		in, out := input.flat.([]float32), output.flat.([]float32)
+		splitRange(backend, len(in), func(lo, hi int) { vecmath.Sqrt(out[lo:hi], in[lo:hi]) })
 	case dtypes.Float64:
 		execSqrtGeneric[float64](input.flat.([]float64), output.flat.([]float64))
 	case dtypes.BFloat16:

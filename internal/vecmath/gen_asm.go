@@ -70,6 +70,7 @@ func main() {
 	}
 	for _, is := range isas {
 		genBinary(&s, &g, is, "Xor", "VS") // Neg: xor with the sign bit
+		genSqrt(&s, &g, is)
 	}
 	genMax(&s, &g)
 	src, err := format.Source(g.Bytes())
@@ -199,6 +200,31 @@ func genBinary(s, g *bytes.Buffer, is isa, op, form string) {
 			fmt.Fprintf(s, "\tADDQ $%d, DX\n", unroll*bytesPer)
 		}
 		fmt.Fprintf(s, "\tSUBQ $%d, CX\n", unroll*is.width)
+	}
+	fmt.Fprintf(s, "loop4:\n\tCMPQ CX, $%d\n\tJL loop1\n", 4*is.width)
+	body(4)
+	fmt.Fprintf(s, "\tJMP loop4\nloop1:\n\tCMPQ CX, $%d\n\tJL done\n", is.width)
+	body(1)
+	fmt.Fprintf(s, "\tJMP loop1\ndone:\n\tVZEROUPPER\n\tRET\n\n")
+}
+
+// genSqrt writes dst[i] = sqrt(src[i]) over n elements, n a multiple of
+// the width; VSQRTPS is correctly rounded, as the scalar tail is.
+func genSqrt(s, g *bytes.Buffer, is isa) {
+	name := "sqrt" + is.name
+	fmt.Fprintf(g, "//go:noescape\nfunc %s(dst, src *float32, n int)\n\n", name)
+	r := func(i int) string { return fmt.Sprintf("%s%d", is.reg, i) }
+	bytesPer := is.width * 4
+	fmt.Fprintf(s, "// func %s(dst, src *float32, n int)\nTEXT ·%s(SB), NOSPLIT, $0-24\n", name, name)
+	fmt.Fprintf(s, "\tMOVQ dst+0(FP), DI\n\tMOVQ src+8(FP), SI\n\tMOVQ n+16(FP), CX\n")
+	body := func(unroll int) {
+		for u := 0; u < unroll; u++ {
+			fmt.Fprintf(s, "\tVSQRTPS %d(SI), %s\n", u*bytesPer, r(u))
+		}
+		for u := 0; u < unroll; u++ {
+			fmt.Fprintf(s, "\tVMOVUPS %s, %d(DI)\n", r(u), u*bytesPer)
+		}
+		fmt.Fprintf(s, "\tADDQ $%[1]d, SI\n\tADDQ $%[1]d, DI\n\tSUBQ $%[2]d, CX\n", unroll*bytesPer, unroll*is.width)
 	}
 	fmt.Fprintf(s, "loop4:\n\tCMPQ CX, $%d\n\tJL loop1\n", 4*is.width)
 	body(4)

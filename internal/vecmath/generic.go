@@ -30,7 +30,17 @@ var genericKernels = &kernels{
 	subSV: subSVGeneric,
 	divSV: divSVGeneric,
 	neg:   negWith(xorVSGeneric),
+	sqrt:  sqrtGeneric,
 	max:   maxGeneric,
+}
+
+// sqrtGeneric is Sqrt without SIMD: the float64 square root rounded to
+// float32 is the correctly rounded float32 one (53 >= 2·24+2 bits).
+func sqrtGeneric(dst, src []float32) {
+	dst = dst[:len(src)]
+	for i, x := range src {
+		dst[i] = float32(math.Sqrt(float64(x)))
+	}
 }
 
 // signBit, as a float32 (-0), flips a value's sign when xor-ed with it.

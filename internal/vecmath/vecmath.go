@@ -12,8 +12,8 @@ type kernels struct {
 	// Scalar forms: xxVS computes a[i] op c, xxSV computes c op a[i].
 	addVS, subVS, mulVS, divVS func(dst, a []float32, c float32)
 	subSV, divSV               func(dst, a []float32, c float32)
-	// neg is Neg; max is Max.
-	neg func(dst, src []float32)
+	// neg is Neg; sqrt is Sqrt; max is Max.
+	neg, sqrt func(dst, src []float32)
 	max func(init float32, src []float32) float32
 }
 
@@ -83,6 +83,15 @@ func ScalarDiv(dst []float32, c float32, a []float32) int { return binScalar(bes
 func Neg(dst, src []float32) int {
 	n := min(len(dst), len(src))
 	best.neg(dst[:n], src[:n])
+	return n
+}
+
+// Sqrt sets dst[i] = √src[i], correctly rounded (NaN for a negative
+// src[i], -0 for -0), and returns the number of elements set: the same
+// bits as float32(math.Sqrt(float64(src[i]))).
+func Sqrt(dst, src []float32) int {
+	n := min(len(dst), len(src))
+	best.sqrt(dst[:n], src[:n])
 	return n
 }
 

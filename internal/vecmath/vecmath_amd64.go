@@ -21,12 +21,12 @@ var (
 		expAVX512, sigmoidAVX512,
 		addVVAVX512, subVVAVX512, mulVVAVX512, divVVAVX512,
 		addVSAVX512, subVSAVX512, mulVSAVX512, divVSAVX512,
-		subSVAVX512, divSVAVX512, xorVSAVX512)
+		subSVAVX512, divSVAVX512, xorVSAVX512, sqrtAVX512)
 	avx2Kernels = newAsmKernels("AVX2", 8,
 		expAVX2, sigmoidAVX2,
 		addVVAVX2, subVVAVX2, mulVVAVX2, divVVAVX2,
 		addVSAVX2, subVSAVX2, mulVSAVX2, divVSAVX2,
-		subSVAVX2, divSVAVX2, xorVSAVX2)
+		subSVAVX2, divSVAVX2, xorVSAVX2, sqrtAVX2)
 )
 
 // selectKernels picks the widest ISA the CPU (and OS, which x/sys/cpu also
@@ -55,7 +55,7 @@ func supported(k *kernels) bool {
 }
 
 func newAsmKernels(name string, width int, exp, sigmoid asmUnary,
-	add, sub, mul, div asmBinary, addVS, subVS, mulVS, divVS, subSV, divSV, xorVS asmBinScalar) *kernels {
+	add, sub, mul, div asmBinary, addVS, subVS, mulVS, divVS, subSV, divSV, xorVS asmBinScalar, sqrt asmUnary) *kernels {
 	return &kernels{
 		name:    name,
 		width:   width,
@@ -72,6 +72,7 @@ func newAsmKernels(name string, width int, exp, sigmoid asmUnary,
 		subSV:   wrapBinScalar(width, subSV, subSVGeneric),
 		divSV:   wrapBinScalar(width, divSV, divSVGeneric),
 		neg:     negWith(wrapBinScalar(width, xorVS, xorVSGeneric)),
+		sqrt:    wrapExactUnary(width, sqrt, sqrtGeneric),
 		max:     maxVector,
 	}
 }
@@ -115,6 +116,22 @@ func wrapUnary(width int, kern asmUnary) func(dst, src []float32) {
 			copy(buf[:], src[body:])
 			kern(&buf[0], &buf[0], width)
 			copy(dst[body:n], buf[:])
+		}
+	}
+}
+
+// wrapExactUnary runs the kernel over whole vectors and tail over the
+// rest, for an operation that is exact per element (correctly rounded), so
+// both give the same bits.
+func wrapExactUnary(width int, kern asmUnary, tail func(dst, src []float32)) func(dst, src []float32) {
+	return func(dst, src []float32) {
+		n := len(src)
+		body := n &^ (width - 1)
+		if body > 0 {
+			kern(&dst[0], &src[0], body)
+		}
+		if body < n {
+			tail(dst[body:n], src[body:])
 		}
 	}
 }

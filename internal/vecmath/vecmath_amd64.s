@@ -1285,6 +1285,39 @@ done:
 	VZEROUPPER
 	RET
 
+// func sqrtAVX512(dst, src *float32, n int)
+TEXT ·sqrtAVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+loop4:
+	CMPQ CX, $64
+	JL loop1
+	VSQRTPS 0(SI), Z0
+	VSQRTPS 64(SI), Z1
+	VSQRTPS 128(SI), Z2
+	VSQRTPS 192(SI), Z3
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	SUBQ $64, CX
+	JMP loop4
+loop1:
+	CMPQ CX, $16
+	JL done
+	VSQRTPS 0(SI), Z0
+	VMOVUPS Z0, 0(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP loop1
+done:
+	VZEROUPPER
+	RET
+
 // func xorVSAVX2(dst, a *float32, c float32, n int)
 TEXT ·xorVSAVX2(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
@@ -1315,6 +1348,39 @@ loop1:
 	JL done
 	VMOVUPS 0(SI), Y0
 	VXORPS Y15, Y0, Y0
+	VMOVUPS Y0, 0(DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP loop1
+done:
+	VZEROUPPER
+	RET
+
+// func sqrtAVX2(dst, src *float32, n int)
+TEXT ·sqrtAVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+loop4:
+	CMPQ CX, $32
+	JL loop1
+	VSQRTPS 0(SI), Y0
+	VSQRTPS 32(SI), Y1
+	VSQRTPS 64(SI), Y2
+	VSQRTPS 96(SI), Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP loop4
+loop1:
+	CMPQ CX, $8
+	JL done
+	VSQRTPS 0(SI), Y0
 	VMOVUPS Y0, 0(DI)
 	ADDQ $32, SI
 	ADDQ $32, DI

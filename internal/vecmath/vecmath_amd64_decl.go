@@ -80,7 +80,13 @@ func divSVAVX2(dst, a *float32, c float32, n int)
 func xorVSAVX512(dst, a *float32, c float32, n int)
 
 //go:noescape
+func sqrtAVX512(dst, src *float32, n int)
+
+//go:noescape
 func xorVSAVX2(dst, a *float32, c float32, n int)
+
+//go:noescape
+func sqrtAVX2(dst, src *float32, n int)
 
 //go:noescape
 func maxAVX2(lanes, src *float32, n int) (nanLanes int)

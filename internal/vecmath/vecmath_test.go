@@ -254,6 +254,35 @@ func TestBinary(t *testing.T) {
 	}
 }
 
+// TestSqrt checks every kernel's square roots bit for bit against
+// math.Sqrt in float64 rounded to float32, at every length (vector bodies
+// and tails), on ordinary, tiny, subnormal, huge and special values.
+func TestSqrt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	specials := []float32{0, float32(math.Copysign(0, -1)), -1, -math.SmallestNonzeroFloat32, math.SmallestNonzeroFloat32,
+		1e-40, 1.17549435e-38, math.MaxFloat32, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 2, 0.25}
+	for _, k := range allKernels(t) {
+		for _, n := range append(testLengths, 4096) {
+			src := make([]float32, n)
+			for i := range src {
+				if rng.IntN(5) == 0 {
+					src[i] = specials[rng.IntN(len(specials))]
+				} else {
+					src[i] = math.Float32frombits(rng.Uint32() &^ (1 << 31)) // any positive float
+				}
+			}
+			dst := make([]float32, n)
+			k.sqrt(dst, src)
+			for i, x := range src {
+				want := float32(math.Sqrt(float64(x)))
+				if math.Float32bits(dst[i]) != math.Float32bits(want) && !(math.IsNaN(float64(want)) && math.IsNaN(float64(dst[i]))) {
+					t.Fatalf("%s n=%d: sqrt(%g) = %g, want %g", k.name, n, x, dst[i], want)
+				}
+			}
+		}
+	}
+}
+
 func TestExportedAPI(t *testing.T) {
 	a := []float32{1, 2, 3, 4, 5, 6, 7, 8, 9}
 	b := []float32{9, 8, 7, 6, 5, 4, 3, 2, 1}
@@ -397,6 +426,22 @@ func BenchmarkExp(b *testing.B) {
 			}
 		}
 	})
+}
+
+func BenchmarkSqrt(b *testing.B) {
+	src := randSlice(rand.New(rand.NewPCG(15, 16)), 4096)
+	for i, x := range src {
+		src[i] = float32(math.Abs(float64(x)))
+	}
+	dst := make([]float32, len(src))
+	for _, k := range allKernels(b) {
+		b.Run(k.name, func(b *testing.B) {
+			b.SetBytes(int64(4 * len(src)))
+			for b.Loop() {
+				k.sqrt(dst, src)
+			}
+		})
+	}
 }
 
 func BenchmarkMul(b *testing.B) {
