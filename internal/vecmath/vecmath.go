@@ -14,7 +14,7 @@ type kernels struct {
 	subSV, divSV               func(dst, a []float32, c float32)
 	// neg is Neg; sqrt is Sqrt; max is Max.
 	neg, sqrt func(dst, src []float32)
-	max func(init float32, src []float32) float32
+	max       func(init float32, src []float32) float32
 }
 
 // best is the fastest implementation this CPU supports; set at start-up by
