@@ -3,6 +3,7 @@ package gobackend
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -37,13 +38,26 @@ import (
 // fused the same way: one node reading p and v a row at a time instead of
 // four full passes, with the kernels the separate ops use.
 
+// fusionCounts counts the fusions Compile made.
+type fusionCounts struct {
+	// softmax and softmaxGrad count fused softmaxes and gradients;
+	// broadcastAddend the fused softmaxes that read a broadcast's source.
+	softmax, softmaxGrad, broadcastAddend atomic.Int64
+}
+
 // softmaxGradFusion marks a Mul node that computes p·(v − Σ v·p) over the
 // last axis from its inputs p and v.
 type softmaxGradFusion struct{}
 
 // softmaxFusion marks a Div node that computes a whole softmax over its
 // last axis from its inputs: x alone, or addends whose sum is x.
-type softmaxFusion struct{}
+type softmaxFusion struct {
+	// addendDims, when set, are the dimensions of the second addend, which
+	// the sum broadcasts over its size-1 axes (never the last): the
+	// attention bias [B,1,T,1,T] is read as it is, instead of the
+	// [B,KV,T,G,T] copy the graph broadcast it to.
+	addendDims []int
+}
 
 // fuseSoftmax rewrites every fusable softmax among the nodes reachable
 // from outputs. It must run before the executable counts uses.
@@ -54,13 +68,20 @@ func (b *Builder) fuseSoftmax() {
 	uses := b.nodeUses()
 	for _, n := range b.nodes {
 		if inputs, ok := softmaxPattern(n, uses); ok {
+			fusion := softmaxFusion{}
+			if len(inputs) == 2 {
+				inputs[0], inputs[1], fusion.addendDims = broadcastSource(inputs[0], inputs[1])
+				if fusion.addendDims != nil {
+					b.backend.fused.broadcastAddend.Add(1)
+				}
+			}
 			n.inputs = inputs
-			n.data = softmaxFusion{}
-			b.backend.fusedSoftmaxes.Add(1)
+			n.data = fusion
+			b.backend.fused.softmax.Add(1)
 		} else if inputs, ok := softmaxGradPattern(n, uses); ok {
 			n.inputs = inputs
 			n.data = softmaxGradFusion{}
-			b.backend.fusedSoftmaxGrads.Add(1)
+			b.backend.fused.softmaxGrad.Add(1)
 		}
 	}
 }
@@ -161,6 +182,44 @@ func softmaxPattern(p *Node, uses []int) ([]*Node, bool) {
 	return []*Node{x}, true
 }
 
+// broadcastSource returns the addends y and z of a fused sum in the order
+// the fused node reads them, and, when one of them is a BroadcastInDim
+// over size-1 axes other than the last (rank kept, axes in order), puts its
+// source second and returns the source's dimensions. IEEE addition is
+// commutative, so the order changes no bit.
+func broadcastSource(y, z *Node) (first, second *Node, sourceDims []int) {
+	for _, pair := range [2][2]*Node{{y, z}, {z, y}} {
+		full, bcast := pair[0], pair[1]
+		if bcast.opType != backends.OpTypeBroadcastInDim {
+			continue
+		}
+		src := bcast.inputs[0]
+		axes, ok := bcast.data.([]int)
+		rank := bcast.shape.Rank()
+		if !ok || src.shape.DType != bcast.shape.DType || src.shape.Rank() != rank || !slices.Equal(axes, iotaInts(rank)) {
+			continue
+		}
+		dims, srcDims := bcast.shape.Dimensions, src.shape.Dimensions
+		fits := srcDims[rank-1] == dims[rank-1]
+		for a := range rank - 1 {
+			fits = fits && (srcDims[a] == dims[a] || srcDims[a] == 1)
+		}
+		if fits {
+			return full, src, slices.Clone(srcDims)
+		}
+	}
+	return y, z, nil
+}
+
+// iotaInts returns 0, 1, ..., n-1.
+func iotaInts(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
 // lastAxisReduction reports whether keep is Reshape(op(of, last axis)) to
 // of's shape with a last dimension of 1, the reduction read by nothing
 // else.
@@ -194,7 +253,7 @@ func execSoftmaxFused(backend *Backend, node *Node, inputs []*Buffer, inputsOwne
 	}
 	var output *Buffer
 	for i, in := range inputs {
-		if inputsOwned[i] {
+		if inputsOwned[i] && in.shape.Equal(node.shape) { // not a broadcast addend
 			output = in
 			inputs[i] = nil // taken over
 			break
@@ -204,14 +263,20 @@ func execSoftmaxFused(backend *Backend, node *Node, inputs []*Buffer, inputsOwne
 		output = backend.getBufferForShape(node.shape.Clone())
 	}
 	out := output.flat.([]float32)
-	width := node.shape.Dimensions[node.shape.Rank()-1]
+	dims := node.shape.Dimensions
+	width := dims[len(dims)-1]
+	addendRow := func(r int) int { return r }
+	if fusion := node.data.(softmaxFusion); fusion.addendDims != nil {
+		addendRow = broadcastRows(dims, fusion.addendDims)
+	}
 	lowest := dtypes.Float32.LowestValue().(float32)
 	splitRows(backend, len(out)/width, width, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			dst := out[r*width : (r+1)*width]
 			src := x[r*width : (r+1)*width]
 			if addend != nil {
-				vecmath.Add(dst, src, addend[r*width:(r+1)*width])
+				a := addendRow(r)
+				vecmath.Add(dst, src, addend[a*width:(a+1)*width])
 				src = dst
 			}
 			m := vecmath.Max(lowest, src)
@@ -221,6 +286,29 @@ func execSoftmaxFused(backend *Backend, node *Node, inputs []*Buffer, inputsOwne
 		}
 	})
 	return output, nil
+}
+
+// broadcastRows returns the map from a row of an array of dims to the row
+// of an array of srcDims (the same last dimension, other axes equal or 1)
+// that broadcasts to it.
+func broadcastRows(dims, srcDims []int) func(r int) int {
+	rank := len(dims)
+	strides := make([]int, rank-1) // in rows of the source; 0 on broadcast axes
+	step := 1
+	for a := rank - 2; a >= 0; a-- {
+		if srcDims[a] != 1 {
+			strides[a] = step
+		}
+		step *= srcDims[a]
+	}
+	return func(r int) int {
+		row := 0
+		for a := rank - 2; a >= 0; a-- {
+			row += (r % dims[a]) * strides[a]
+			r /= dims[a]
+		}
+		return row
+	}
 }
 
 // execSoftmaxGradFused executes a node marked softmaxGradFusion, inputs p

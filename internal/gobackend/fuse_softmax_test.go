@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/gomlx/gomlx/backends"
@@ -119,21 +120,34 @@ func TestSoftmaxFusionBitwise(t *testing.T) {
 			name := fmt.Sprint(dims, special)
 			x := softmaxInput(rng, special, dims...)
 			bias := softmaxInput(rng, false, dims...)
+			// A bias of size 1 on every other leading axis, broadcast up.
+			smallDims := slices.Clone(dims)
+			for a := 0; a < len(dims)-1; a += 2 {
+				smallDims[a] = 1
+			}
+			small := softmaxInput(rng, false, smallDims...)
 			cases := []struct {
-				what  string
-				fn    any
-				args  []any
-				fuses int64
+				what              string
+				fn                any
+				args              []any
+				fuses, broadcasts int64
 			}{
-				{"softmax", func(x *graph.Node) *graph.Node { return graph.Softmax(x, -1) }, []any{x}, 1},
-				{"softmax of a sum", func(x, b *graph.Node) *graph.Node { return graph.Softmax(graph.Add(x, b), -1) }, []any{x, bias}, 1},
+				{"softmax", func(x *graph.Node) *graph.Node { return graph.Softmax(x, -1) }, []any{x}, 1, 0},
+				{"softmax of a sum", func(x, b *graph.Node) *graph.Node { return graph.Softmax(graph.Add(x, b), -1) }, []any{x, bias}, 1, 0},
 				{"exp read elsewhere", func(x *graph.Node) (*graph.Node, *graph.Node) {
 					return graph.Softmax(x, -1), graph.Exp(graph.Sub(x, graph.ReduceAndKeep(x, graph.ReduceMax, -1)))
-				}, []any{x}, 1}, // the second Exp is a node of its own: both fuse and unfuse alike
+				}, []any{x}, 1, 0}, // the second Exp is a node of its own: both fuse and unfuse alike
+				{"softmax of a sum with a broadcast bias", func(x, b *graph.Node) *graph.Node {
+					return graph.Softmax(graph.Add(graph.BroadcastToDims(b, dims...), x), -1)
+				}, []any{x, small}, 1, 1},
+				{"broadcast bias read elsewhere", func(x, b *graph.Node) (*graph.Node, *graph.Node) {
+					full := graph.BroadcastToDims(b, dims...)
+					return graph.Softmax(graph.Add(x, full), -1), graph.Softmax(graph.Add(graph.Neg(x), full), -1)
+				}, []any{x, small}, 2, 2},
 				{"sum read elsewhere", func(x, b *graph.Node) (*graph.Node, *graph.Node) {
 					s := graph.Add(x, b)
 					return graph.Softmax(s, -1), s
-				}, []any{x, bias}, 1},
+				}, []any{x, bias}, 1, 0},
 			}
 			for _, tc := range cases {
 				fused, plain := softmaxBackends(t)
@@ -144,10 +158,13 @@ func TestSoftmaxFusionBitwise(t *testing.T) {
 						t.Errorf("%s %s: output %d differs from the unfused ops", name, tc.what, i)
 					}
 				}
-				if n := fused.fusedSoftmaxes.Load(); n != tc.fuses {
+				if n := fused.fused.softmax.Load(); n != tc.fuses {
 					t.Errorf("%s %s: %d softmaxes fused, want %d", name, tc.what, n, tc.fuses)
 				}
-				if n := plain.fusedSoftmaxes.Load(); n != 0 {
+				if n := fused.fused.broadcastAddend.Load(); n != tc.broadcasts {
+					t.Errorf("%s %s: %d softmaxes read a broadcast's source, want %d", name, tc.what, n, tc.broadcasts)
+				}
+				if n := plain.fused.softmax.Load(); n != 0 {
 					t.Errorf("%s %s: nofusion fused %d", name, tc.what, n)
 				}
 			}
@@ -173,7 +190,7 @@ func TestSoftmaxFusionSkipsGradients(t *testing.T) {
 			t.Errorf("output %d differs from the unfused ops", i)
 		}
 	}
-	if n := fused.fusedSoftmaxes.Load() + fused.fusedSoftmaxGrads.Load(); n != 0 {
+	if n := fused.fused.softmax.Load() + fused.fused.softmaxGrad.Load(); n != 0 {
 		t.Errorf("%d softmaxes or gradients fused in a graph whose gradient reads the intermediates", n)
 	}
 }
@@ -224,26 +241,29 @@ func TestSoftmaxGradFusionBitwise(t *testing.T) {
 					t.Errorf("%v %s: output %d differs from the unfused ops", dims, tc.what, i)
 				}
 			}
-			if n := fused.fusedSoftmaxGrads.Load(); n != tc.fuses {
+			if n := fused.fused.softmaxGrad.Load(); n != tc.fuses {
 				t.Errorf("%v %s: %d gradients fused, want %d", dims, tc.what, n, tc.fuses)
 			}
 		}
 	}
 }
 
-// BenchmarkSoftmax times a softmax of the scores plus a bias over the
-// small benchmark model's attention shape [B,KV,T,G,T], fused and not.
+// BenchmarkSoftmax times a softmax of the scores plus the attention bias
+// over the small benchmark model's attention shape [B,KV,T,G,T], fused and
+// not, the bias [B,1,T,1,T] broadcast in the graph as the model does it.
 func BenchmarkSoftmax(b *testing.B) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	dims := []int{8, 4, 256, 2, 256}
-	x, bias := softmaxInput(rng, false, dims...), softmaxInput(rng, false, dims...)
+	x, bias := softmaxInput(rng, false, dims...), softmaxInput(rng, false, 8, 1, 256, 1, 256)
 	fused, plain := softmaxBackends(b)
 	for _, be := range []struct {
 		name string
 		b    *Backend
 	}{{"fused", fused}, {"unfused", plain}} {
 		b.Run(be.name, func(b *testing.B) {
-			exec, err := graph.NewExec(be.b, func(x, bias *graph.Node) *graph.Node { return graph.Softmax(graph.Add(x, bias), -1) })
+			exec, err := graph.NewExec(be.b, func(x, bias *graph.Node) *graph.Node {
+				return graph.Softmax(graph.Add(x, graph.BroadcastToDims(bias, dims...)), -1)
+			})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -123,10 +123,8 @@ type Backend struct {
 
 	// noFusion turns off Compile's softmax fusion (the nofusion option).
 	noFusion bool
-	// fusedSoftmaxes counts the softmaxes Compile has fused.
-	fusedSoftmaxes atomic.Int64
-	// fusedSoftmaxGrads counts the softmax gradients Compile has fused.
-	fusedSoftmaxGrads atomic.Int64
+	// fused counts what Compile has fused (fuse_softmax.go), for tests.
+	fused fusionCounts
 }
 
 // maxVirtualDevices bounds the devices=N option.
