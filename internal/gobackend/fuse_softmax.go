@@ -251,17 +251,7 @@ func execSoftmaxFused(backend *Backend, node *Node, inputs []*Buffer, inputsOwne
 	if len(inputs) == 2 {
 		addend = inputs[1].flat.([]float32)
 	}
-	var output *Buffer
-	for i, in := range inputs {
-		if inputsOwned[i] && in.shape.Equal(node.shape) { // not a broadcast addend
-			output = in
-			inputs[i] = nil // taken over
-			break
-		}
-	}
-	if output == nil {
-		output = backend.getBufferForShape(node.shape.Clone())
-	}
+	output := fusedOutput(backend, node, inputs, inputsOwned)
 	out := output.flat.([]float32)
 	dims := node.shape.Dimensions
 	width := dims[len(dims)-1]
@@ -317,17 +307,7 @@ func broadcastRows(dims, srcDims []int) func(r int) int {
 // written only after that row of both is read, or exactly in place.
 func execSoftmaxGradFused(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, error) {
 	p, v := inputs[0].flat.([]float32), inputs[1].flat.([]float32)
-	var output *Buffer
-	for i, in := range inputs {
-		if inputsOwned[i] {
-			output = in
-			inputs[i] = nil // taken over
-			break
-		}
-	}
-	if output == nil {
-		output = backend.getBufferForShape(node.shape.Clone())
-	}
+	output := fusedOutput(backend, node, inputs, inputsOwned)
 	out := output.flat.([]float32)
 	width := node.shape.Dimensions[node.shape.Rank()-1]
 	splitRows(backend, len(out)/width, width, func(lo, hi int) {
@@ -340,6 +320,19 @@ func execSoftmaxGradFused(backend *Backend, node *Node, inputs []*Buffer, inputs
 		}
 	})
 	return output, nil
+}
+
+// fusedOutput returns the buffer a fused node writes: the first owned
+// input of the node's shape (not a broadcast addend), taken over, or a new
+// one.
+func fusedOutput(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) *Buffer {
+	for i, in := range inputs {
+		if inputsOwned[i] && in.shape.Equal(node.shape) {
+			inputs[i] = nil // taken over
+			return in
+		}
+	}
+	return backend.getBufferForShape(node.shape.Clone())
 }
 
 // splitRows calls fn over rows [0, rows) of width elements in contiguous

@@ -72,7 +72,7 @@ func newAsmKernels(name string, width int, exp, sigmoid asmUnary,
 		subSV:   wrapBinScalar(width, subSV, subSVGeneric),
 		divSV:   wrapBinScalar(width, divSV, divSVGeneric),
 		neg:     negWith(wrapBinScalar(width, xorVS, xorVSGeneric)),
-		sqrt:    wrapExactUnary(width, sqrt, sqrtGeneric),
+		sqrt:    wrapUnary(width, sqrt), // exact per element: the padded tail gives the scalar bits
 		max:     maxVector,
 	}
 }
@@ -116,22 +116,6 @@ func wrapUnary(width int, kern asmUnary) func(dst, src []float32) {
 			copy(buf[:], src[body:])
 			kern(&buf[0], &buf[0], width)
 			copy(dst[body:n], buf[:])
-		}
-	}
-}
-
-// wrapExactUnary runs the kernel over whole vectors and tail over the
-// rest, for an operation that is exact per element (correctly rounded), so
-// both give the same bits.
-func wrapExactUnary(width int, kern asmUnary, tail func(dst, src []float32)) func(dst, src []float32) {
-	return func(dst, src []float32) {
-		n := len(src)
-		body := n &^ (width - 1)
-		if body > 0 {
-			kern(&dst[0], &src[0], body)
-		}
-		if body < n {
-			tail(dst[body:n], src[body:])
 		}
 	}
 }
