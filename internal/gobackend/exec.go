@@ -502,6 +502,8 @@ func (e *Executable) executeNode(node *Node, execBuf *executionBuffers) error {
 			execBuf.results[nodeIdx], err = execSoftmaxFused(e.backend, node, inputBuffers, inputsOwned)
 		} else if _, fused := node.data.(softmaxGradFusion); fused {
 			execBuf.results[nodeIdx], err = execSoftmaxGradFused(e.backend, node, inputBuffers, inputsOwned)
+		} else if _, fused := node.data.(swigluFusion); fused {
+			execBuf.results[nodeIdx], err = execSwiGLUFused(e.backend, node, inputBuffers, inputsOwned)
 		} else {
 			nodeExecutor := nodeExecutors[node.opType]
 			if nodeExecutor == nil {

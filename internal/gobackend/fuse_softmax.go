@@ -41,8 +41,9 @@ import (
 // fusionCounts counts the fusions Compile made.
 type fusionCounts struct {
 	// softmax and softmaxGrad count fused softmaxes and gradients;
-	// broadcastAddend the fused softmaxes that read a broadcast's source.
-	softmax, softmaxGrad, broadcastAddend atomic.Int64
+	// broadcastAddend the fused softmaxes that read a broadcast's source;
+	// swiglu the fused silu(x)·up (fuse_swiglu.go).
+	softmax, softmaxGrad, broadcastAddend, swiglu atomic.Int64
 }
 
 // softmaxGradFusion marks a Mul node that computes p·(v − Σ v·p) over the
@@ -59,8 +60,9 @@ type softmaxFusion struct {
 	addendDims []int
 }
 
-// fuseSoftmax rewrites every fusable softmax among the nodes reachable
-// from outputs. It must run before the executable counts uses.
+// fuseSoftmax rewrites every fusable softmax (and softmax gradient and
+// SwiGLU) among the nodes reachable from outputs. It must run before the
+// executable counts uses.
 func (b *Builder) fuseSoftmax() {
 	if b.backend.noFusion {
 		return
@@ -82,6 +84,10 @@ func (b *Builder) fuseSoftmax() {
 			n.inputs = inputs
 			n.data = softmaxGradFusion{}
 			b.backend.fused.softmaxGrad.Add(1)
+		} else if inputs, ok := swigluPattern(n, uses); ok {
+			n.inputs = inputs
+			n.data = swigluFusion{}
+			b.backend.fused.swiglu.Add(1)
 		}
 	}
 }
