@@ -114,14 +114,21 @@ func genExp(s, g *bytes.Buffer, is isa, sigmoid bool) {
 	// which take a microcode assist on each lane (4x slower on Zen 5 with
 	// masked attention scores, half of them -1e9). So those lanes compute
 	// e^0 and are zeroed at the end: the same bits, without the assist.
-	// keep = !(x <= lo), true for a NaN x.
+	// keep = !(x <= lo), true for a NaN x: mask K1 on AVX-512, lane masks
+	// in log2e's register on AVX2 (log2e is read from memory instead).
 	keep := "K1"
-	if is.reg == "Z" {
-		fmt.Fprintf(s, "\tVCMPPS $22, %s, %s, K1\n\tVMOVAPS.Z %[2]s, K1, %[2]s\n", lo, r(0))
-	} else {
-		keep = log2e // log2e is read from memory instead
-		fmt.Fprintf(s, "\tVCMPPS $22, %s, %s, %s\n\tVANDPS %[3]s, %[2]s, %[2]s\n", lo, r(0), keep)
+	if is.reg != "Z" {
+		keep = log2e
 	}
+	keepOnly := func(x string) { // zero x's lanes outside keep
+		if is.reg == "Z" {
+			fmt.Fprintf(s, "\tVMOVAPS.Z %[1]s, K1, %[1]s\n", x)
+		} else {
+			fmt.Fprintf(s, "\tVANDPS %s, %s, %s\n", keep, x, x)
+		}
+	}
+	fmt.Fprintf(s, "\tVCMPPS $22, %s, %s, %s\n", lo, r(0), keep)
+	keepOnly(r(0))
 	// n = round(x*log2e), r = x - n*ln2 (two-part ln2 for accuracy).
 	fmt.Fprintf(s, "\tVMULPS expc<>+%d(SB), %s, %s\n", 2*64, r(0), r(1))
 	fmt.Fprintf(s, "\tVCVTPS2DQ %[1]s, %[1]s\n\tVCVTDQ2PS %[1]s, %[2]s\n", r(1), r(2))
@@ -145,11 +152,7 @@ func genExp(s, g *bytes.Buffer, is isa, sigmoid bool) {
 		fmt.Fprintf(s, "\tVPSLLD $23, %s, %s\n", r(x), r(x))
 		fmt.Fprintf(s, "\tVMULPS %s, %s, %s\n", r(x), r(2), r(2))
 	}
-	if is.reg == "Z" {
-		fmt.Fprintf(s, "\tVMOVAPS.Z %[1]s, K1, %[1]s\n", r(2))
-	} else {
-		fmt.Fprintf(s, "\tVANDPS %s, %s, %s\n", keep, r(2), r(2))
-	}
+	keepOnly(r(2))
 	if sigmoid {
 		fmt.Fprintf(s, "\tVADDPS %s, %s, %s\n", one, r(2), r(2))
 		fmt.Fprintf(s, "\tVDIVPS %s, %s, %s\n", r(2), one, r(2))
@@ -201,6 +204,12 @@ func genBinary(s, g *bytes.Buffer, is isa, op, form string) {
 		}
 		fmt.Fprintf(s, "\tSUBQ $%d, CX\n", unroll*is.width)
 	}
+	genLoops(s, is, body)
+}
+
+// genLoops writes a kernel's loops over CX elements: four vectors at a
+// time, then one, then the return; body(u) handles u vectors.
+func genLoops(s *bytes.Buffer, is isa, body func(unroll int)) {
 	fmt.Fprintf(s, "loop4:\n\tCMPQ CX, $%d\n\tJL loop1\n", 4*is.width)
 	body(4)
 	fmt.Fprintf(s, "\tJMP loop4\nloop1:\n\tCMPQ CX, $%d\n\tJL done\n", is.width)
@@ -226,11 +235,7 @@ func genSqrt(s, g *bytes.Buffer, is isa) {
 		}
 		fmt.Fprintf(s, "\tADDQ $%[1]d, SI\n\tADDQ $%[1]d, DI\n\tSUBQ $%[2]d, CX\n", unroll*bytesPer, unroll*is.width)
 	}
-	fmt.Fprintf(s, "loop4:\n\tCMPQ CX, $%d\n\tJL loop1\n", 4*is.width)
-	body(4)
-	fmt.Fprintf(s, "\tJMP loop4\nloop1:\n\tCMPQ CX, $%d\n\tJL done\n", is.width)
-	body(1)
-	fmt.Fprintf(s, "\tJMP loop1\ndone:\n\tVZEROUPPER\n\tRET\n\n")
+	genLoops(s, is, body)
 }
 
 // genMax writes maxAVX2: the running maxima of n elements (n a multiple of
