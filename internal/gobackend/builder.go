@@ -74,7 +74,7 @@ func (b *Builder) Compile(outputs []backends.Op, shardings []*backends.ShardingS
 			)
 		}
 	}
-	b.fuseSoftmax()
+	b.fuse()
 	b.compiled = true
 	return newExecutable(b), nil
 }

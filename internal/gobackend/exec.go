@@ -498,12 +498,8 @@ func (e *Executable) executeNode(node *Node, execBuf *executionBuffers) error {
 		if node.opType == backends.OpTypeAllReduce {
 			// A collective needs this execution's replica, which executors do not get.
 			execBuf.results[nodeIdx], err = e.allReduce(node, inputBuffers[0], execBuf.replica, execBuf.device, execBuf.collectives)
-		} else if _, fused := node.data.(softmaxFusion); fused {
-			execBuf.results[nodeIdx], err = execSoftmaxFused(e.backend, node, inputBuffers, inputsOwned)
-		} else if _, fused := node.data.(softmaxGradFusion); fused {
-			execBuf.results[nodeIdx], err = execSoftmaxGradFused(e.backend, node, inputBuffers, inputsOwned)
-		} else if _, fused := node.data.(swigluFusion); fused {
-			execBuf.results[nodeIdx], err = execSwiGLUFused(e.backend, node, inputBuffers, inputsOwned)
+		} else if fused, ok := node.data.(fusedOp); ok { // fuse.go
+			execBuf.results[nodeIdx], err = fused.execute(e.backend, node, inputBuffers, inputsOwned)
 		} else {
 			nodeExecutor := nodeExecutors[node.opType]
 			if nodeExecutor == nil {

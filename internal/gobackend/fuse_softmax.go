@@ -3,10 +3,10 @@ package gobackend
 import (
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/support/xslices"
 
 	"github.com/org/agentevolver/internal/vecmath"
 )
@@ -38,17 +38,13 @@ import (
 // fused the same way: one node reading p and v a row at a time instead of
 // four full passes, with the kernels the separate ops use.
 
-// fusionCounts counts the fusions Compile made.
-type fusionCounts struct {
-	// softmax and softmaxGrad count fused softmaxes and gradients;
-	// broadcastAddend the fused softmaxes that read a broadcast's source;
-	// swiglu the fused silu(x)·up (fuse_swiglu.go).
-	softmax, softmaxGrad, broadcastAddend, swiglu atomic.Int64
-}
-
 // softmaxGradFusion marks a Mul node that computes p·(v − Σ v·p) over the
 // last axis from its inputs p and v.
 type softmaxGradFusion struct{}
+
+func (softmaxGradFusion) execute(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, error) {
+	return execSoftmaxGradFused(backend, node, inputs, inputsOwned)
+}
 
 // softmaxFusion marks a Div node that computes a whole softmax over its
 // last axis from its inputs: x alone, or addends whose sum is x.
@@ -60,36 +56,8 @@ type softmaxFusion struct {
 	addendDims []int
 }
 
-// fuseSoftmax rewrites every fusable softmax (and softmax gradient and
-// SwiGLU) among the nodes reachable from outputs. It must run before the
-// executable counts uses.
-func (b *Builder) fuseSoftmax() {
-	if b.backend.noFusion {
-		return
-	}
-	uses := b.nodeUses()
-	for _, n := range b.nodes {
-		if inputs, ok := softmaxPattern(n, uses); ok {
-			fusion := softmaxFusion{}
-			if len(inputs) == 2 {
-				inputs[0], inputs[1], fusion.addendDims = broadcastSource(inputs[0], inputs[1])
-				if fusion.addendDims != nil {
-					b.backend.fused.broadcastAddend.Add(1)
-				}
-			}
-			n.inputs = inputs
-			n.data = fusion
-			b.backend.fused.softmax.Add(1)
-		} else if inputs, ok := softmaxGradPattern(n, uses); ok {
-			n.inputs = inputs
-			n.data = softmaxGradFusion{}
-			b.backend.fused.softmaxGrad.Add(1)
-		} else if inputs, ok := swigluPattern(n, uses); ok {
-			n.inputs = inputs
-			n.data = swigluFusion{}
-			b.backend.fused.swiglu.Add(1)
-		}
-	}
+func (f softmaxFusion) execute(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, error) {
+	return execSoftmaxFused(backend, node, f.addendDims, inputs, inputsOwned)
 }
 
 // softmaxGradPattern reports whether d is Mul(p, Sub(v, Reshape(ReduceSum(
@@ -126,34 +94,6 @@ func softmaxGradPattern(d *Node, uses []int) ([]*Node, bool) {
 		return []*Node{p, v}, true
 	}
 	return nil, false
-}
-
-// nodeUses counts, for each node reachable from the outputs, how many
-// inputs of reachable nodes (and outputs) refer to it.
-func (b *Builder) nodeUses() []int {
-	uses := make([]int, len(b.nodes))
-	reached := make([]bool, len(b.nodes))
-	stack := slices.Clone(b.outputs)
-	for _, out := range b.outputs {
-		uses[out.builderIdx]++
-	}
-	for len(stack) > 0 {
-		n := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if reached[n.builderIdx] {
-			continue
-		}
-		reached[n.builderIdx] = true
-		for _, in := range n.inputs {
-			uses[in.builderIdx]++
-			stack = append(stack, in)
-		}
-		// A multi-output node's selected outputs read it implicitly.
-		for _, sel := range n.multiOutputsNodes {
-			stack = append(stack, sel)
-		}
-	}
-	return uses
 }
 
 // softmaxPattern reports whether p is the Div of a float32 softmax over
@@ -202,7 +142,7 @@ func broadcastSource(y, z *Node) (first, second *Node, sourceDims []int) {
 		src := bcast.inputs[0]
 		axes, ok := bcast.data.([]int)
 		rank := bcast.shape.Rank()
-		if !ok || src.shape.DType != bcast.shape.DType || src.shape.Rank() != rank || !slices.Equal(axes, iotaInts(rank)) {
+		if !ok || src.shape.DType != bcast.shape.DType || src.shape.Rank() != rank || !slices.Equal(axes, xslices.Iota(0, rank)) {
 			continue
 		}
 		dims, srcDims := bcast.shape.Dimensions, src.shape.Dimensions
@@ -215,15 +155,6 @@ func broadcastSource(y, z *Node) (first, second *Node, sourceDims []int) {
 		}
 	}
 	return y, z, nil
-}
-
-// iotaInts returns 0, 1, ..., n-1.
-func iotaInts(n int) []int {
-	s := make([]int, n)
-	for i := range s {
-		s[i] = i
-	}
-	return s
 }
 
 // lastAxisReduction reports whether keep is Reshape(op(of, last axis)) to
@@ -247,11 +178,12 @@ func lastAxisReduction(keep *Node, op backends.OpType, of *Node, uses []int) boo
 		slices.Equal(kept[:rank-1], of.shape.Dimensions[:rank-1])
 }
 
-// execSoftmaxFused executes a node marked softmaxFusion: its output row by
-// row, each as the unfused ops compute it. The output takes over an owned
+// execSoftmaxFused executes a node marked softmaxFusion (addendDims its
+// broadcast addend's dimensions, or nil): its output row by row, each as
+// the unfused ops compute it. The output takes over an owned
 // input's buffer: every row is read before it is written, and the vecmath
 // kernels allow dst to be one of their inputs.
-func execSoftmaxFused(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, error) {
+func execSoftmaxFused(backend *Backend, node *Node, addendDims []int, inputs []*Buffer, inputsOwned []bool) (*Buffer, error) {
 	x := inputs[0].flat.([]float32)
 	var addend []float32
 	if len(inputs) == 2 {
@@ -262,8 +194,8 @@ func execSoftmaxFused(backend *Backend, node *Node, inputs []*Buffer, inputsOwne
 	dims := node.shape.Dimensions
 	width := dims[len(dims)-1]
 	addendRow := func(r int) int { return r }
-	if fusion := node.data.(softmaxFusion); fusion.addendDims != nil {
-		addendRow = broadcastRows(dims, fusion.addendDims)
+	if addendDims != nil {
+		addendRow = broadcastRows(dims, addendDims)
 	}
 	lowest := dtypes.Float32.LowestValue().(float32)
 	splitRows(backend, len(out)/width, width, func(lo, hi int) {
@@ -326,19 +258,6 @@ func execSoftmaxGradFused(backend *Backend, node *Node, inputs []*Buffer, inputs
 		}
 	})
 	return output, nil
-}
-
-// fusedOutput returns the buffer a fused node writes: the first owned
-// input of the node's shape (not a broadcast addend), taken over, or a new
-// one.
-func fusedOutput(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) *Buffer {
-	for i, in := range inputs {
-		if inputsOwned[i] && in.shape.Equal(node.shape) {
-			inputs[i] = nil // taken over
-			return in
-		}
-	}
-	return backend.getBufferForShape(node.shape.Clone())
 }
 
 // splitRows calls fn over rows [0, rows) of width elements in contiguous

@@ -254,22 +254,29 @@ func TestSoftmaxGradFusionBitwise(t *testing.T) {
 func BenchmarkSoftmax(b *testing.B) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	dims := []int{8, 4, 256, 2, 256}
-	x, bias := softmaxInput(rng, false, dims...), softmaxInput(rng, false, 8, 1, 256, 1, 256)
+	benchFusedAndNot(b, func(x, bias *graph.Node) *graph.Node {
+		return graph.Softmax(graph.Add(x, graph.BroadcastToDims(bias, dims...)), -1)
+	}, softmaxInput(rng, false, dims...), softmaxInput(rng, false, 8, 1, 256, 1, 256))
+}
+
+// benchFusedAndNot times fn on args with and without the fusions.
+func benchFusedAndNot(b *testing.B, fn any, args ...hostTensor) {
 	fused, plain := softmaxBackends(b)
 	for _, be := range []struct {
 		name string
 		b    *Backend
 	}{{"fused", fused}, {"unfused", plain}} {
 		b.Run(be.name, func(b *testing.B) {
-			exec, err := graph.NewExec(be.b, func(x, bias *graph.Node) *graph.Node {
-				return graph.Softmax(graph.Add(x, graph.BroadcastToDims(bias, dims...)), -1)
-			})
+			exec, err := graph.NewExecAny(be.b, fn)
 			if err != nil {
 				b.Fatal(err)
 			}
-			x, bias := x.tensor(), bias.tensor()
+			in := make([]any, len(args))
+			for i, a := range args {
+				in[i] = a.tensor()
+			}
 			for b.Loop() {
-				out, err := exec.Exec(x, bias)
+				out, err := exec.Exec(in...)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -21,6 +21,10 @@ import (
 // and up.
 type swigluFusion struct{}
 
+func (swigluFusion) execute(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, error) {
+	return execSwiGLUFused(backend, node, inputs, inputsOwned)
+}
+
 // swigluPattern reports whether h is Mul(Mul(x, Logistic(x)), up), either
 // operand order of either Mul, float32 and same-shaped, with the Logistic
 // and the inner Mul read by nothing else, and returns x and up.

@@ -52,25 +52,6 @@ func TestSwiGLUFusionBitwise(t *testing.T) {
 // shape [8,256,768], fused and not.
 func BenchmarkSwiGLU(b *testing.B) {
 	rng := rand.New(rand.NewPCG(19, 20))
-	x, up := softmaxInput(rng, false, 8, 256, 768), softmaxInput(rng, false, 8, 256, 768)
-	fused, plain := softmaxBackends(b)
-	for _, be := range []struct {
-		name string
-		b    *Backend
-	}{{"fused", fused}, {"unfused", plain}} {
-		b.Run(be.name, func(b *testing.B) {
-			exec, err := graph.NewExec(be.b, func(x, up *graph.Node) *graph.Node { return graph.Mul(graph.Mul(x, graph.Sigmoid(x)), up) })
-			if err != nil {
-				b.Fatal(err)
-			}
-			x, up := x.tensor(), up.tensor()
-			for b.Loop() {
-				out, err := exec.Exec(x, up)
-				if err != nil {
-					b.Fatal(err)
-				}
-				out[0].FinalizeAll()
-			}
-		})
-	}
+	benchFusedAndNot(b, func(x, up *graph.Node) *graph.Node { return graph.Mul(graph.Mul(x, graph.Sigmoid(x)), up) },
+		softmaxInput(rng, false, 8, 256, 768), softmaxInput(rng, false, 8, 256, 768))
 }

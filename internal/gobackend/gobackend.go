@@ -82,7 +82,7 @@ func New(config string) (backends.Backend, error) {
 			// The default is running parallel if it's the only thing executing, otherwise sequentially.
 			b.opsExecutionType = opsExecutionParallel
 		case "nofusion":
-			// Executes every op as built: no fused softmax (see fuse_softmax.go).
+			// Executes every op as built: no fusion (see fuse.go).
 			b.noFusion = true
 		case "":
 			// No-op, just skip.
@@ -121,9 +121,9 @@ type Backend struct {
 	// numDevices is the number of virtual devices (the devices=N option).
 	numDevices int
 
-	// noFusion turns off Compile's softmax fusion (the nofusion option).
+	// noFusion turns off Compile's fusions (the nofusion option).
 	noFusion bool
-	// fused counts what Compile has fused (fuse_softmax.go), for tests.
+	// fused counts what Compile has fused (fuse.go), for tests.
 	fused fusionCounts
 }
 

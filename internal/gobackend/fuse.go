@@ -1,0 +1,102 @@
+package gobackend
+
+import (
+	"slices"
+	"sync/atomic"
+)
+
+// Fusion (gofast change).
+//
+// Compile rewrites a few patterns of ops into one node each, which works a
+// row or a block at a time so that its intermediates stay in L1 instead of
+// each op reading and writing a whole tensor: a softmax over the last axis
+// and its gradient (fuse_softmax.go) and the MLP's silu(x)·up
+// (fuse_swiglu.go). A pattern is fused only when nothing else reads its
+// intermediates, and a fused node applies the kernels the separate ops
+// apply, in the same order, so that its results are the same bits. The
+// rewritten node keeps its op type and shape; its inputs become the
+// pattern's operands and its data a fusedOp, which executes it. The
+// intermediates are left unreachable, so the executable never runs them.
+// The nofusion backend option turns all of it off.
+
+// fusedOp is the data of a fused node: it computes the node's output from
+// its (rewritten) inputs.
+type fusedOp interface {
+	execute(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, error)
+}
+
+// fusionCounts counts the fusions Compile made.
+type fusionCounts struct {
+	// softmax and softmaxGrad count fused softmaxes and gradients;
+	// broadcastAddend the fused softmaxes that read a broadcast's source;
+	// swiglu the fused silu(x)·up.
+	softmax, softmaxGrad, broadcastAddend, swiglu atomic.Int64
+}
+
+// fuse rewrites every fusable pattern among the nodes reachable from the
+// outputs. It must run before the executable counts uses.
+func (b *Builder) fuse() {
+	if b.backend.noFusion {
+		return
+	}
+	uses := b.nodeUses()
+	for _, n := range b.nodes {
+		if inputs, ok := softmaxPattern(n, uses); ok {
+			fusion := softmaxFusion{}
+			if len(inputs) == 2 {
+				inputs[0], inputs[1], fusion.addendDims = broadcastSource(inputs[0], inputs[1])
+				if fusion.addendDims != nil {
+					b.backend.fused.broadcastAddend.Add(1)
+				}
+			}
+			n.inputs = inputs
+			n.data = fusion
+			b.backend.fused.softmax.Add(1)
+		} else if inputs, ok := softmaxGradPattern(n, uses); ok {
+			n.inputs = inputs
+			n.data = softmaxGradFusion{}
+			b.backend.fused.softmaxGrad.Add(1)
+		} else if inputs, ok := swigluPattern(n, uses); ok {
+			n.inputs = inputs
+			n.data = swigluFusion{}
+			b.backend.fused.swiglu.Add(1)
+		}
+	}
+}
+
+// nodeUses counts, for each node reachable from the outputs, how many
+// inputs of reachable nodes (and outputs) refer to it.
+func (b *Builder) nodeUses() []int {
+	uses := make([]int, len(b.nodes))
+	reached := make([]bool, len(b.nodes))
+	stack := slices.Clone(b.outputs)
+	for _, out := range b.outputs {
+		uses[out.builderIdx]++
+	}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if reached[n.builderIdx] {
+			continue
+		}
+		reached[n.builderIdx] = true
+		for _, in := range n.inputs {
+			uses[in.builderIdx]++
+			stack = append(stack, in)
+		}
+	}
+	return uses
+}
+
+// fusedOutput returns the buffer a fused node writes: the first owned
+// input of the node's shape (not a broadcast addend), taken over, or a new
+// one.
+func fusedOutput(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) *Buffer {
+	for i, in := range inputs {
+		if inputsOwned[i] && in.shape.Equal(node.shape) {
+			inputs[i] = nil // taken over
+			return in
+		}
+	}
+	return backend.getBufferForShape(node.shape.Clone())
+}
