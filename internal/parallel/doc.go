@@ -1,0 +1,9 @@
+// Package parallel runs the short data-parallel jobs of the gofast backend
+// (matrix products, elementwise ops, softmax rows) on a Team: the caller's
+// goroutine plus helpers that stay awake between jobs, so that a job of a
+// few microseconds finds them running instead of paying a core's wake-up.
+//
+// It is hand-written rather than taken from a worker-pool library because
+// the point is the spinning hand-over: channel- or cond-based pools park
+// their workers, which is exactly the wake-up cost this avoids.
+package parallel
