@@ -13,7 +13,8 @@
 // cover every path the machine supports.
 //
 // Large products are split over goroutines (at most Params.MaxWorkers, capped
-// at GOMAXPROCS). Each output element is computed by one goroutine, summing
-// its products in a fixed order, so results do not depend on the number of
-// workers.
+// at GOMAXPROCS): the helpers of Params.Team when it is set, which stay awake
+// between products, else goroutines started for the product. Each output
+// element is computed by one goroutine, summing its products in a fixed
+// order, so results do not depend on the number of workers.
 package gemm

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/org/agentevolver/internal/parallel"
 )
 
 // Params describes a batched float32 matrix product C = A·B over strided
@@ -39,6 +41,11 @@ type Params struct {
 	// fewer workers than allowed, because starting goroutines costs more than
 	// it saves on them.
 	MaxWorkers int
+
+	// Team, when set, supplies the goroutines of a split product: its
+	// helpers stay awake between products, where goroutines started per
+	// product pay an idle core's wake-up each time. Nil starts goroutines.
+	Team *parallel.Team
 
 	// ISA forces a kernel implementation; Auto (the zero value) picks the best.
 	ISA ISA
@@ -84,8 +91,13 @@ const (
 	streamMaxMR = 4
 	streamSteps = 16
 	// minFlopsPerWorker is the least work (2*M*N*K per task share) worth
-	// a goroutine; below it a goroutine's start-up dominates.
-	minFlopsPerWorker = 1 << 21
+	// another goroutine. With goroutines started per product it was 2 M
+	// flops, below which an idle core's wake-up dominated; with a
+	// Params.Team whose helpers are awake, a decode-step product of 32
+	// rows by 128x128 (1 M flops) already runs faster on two cores than on
+	// one (BenchmarkMultiply, team2: 8.7 µs instead of 10.3 on a 2-core
+	// AMD EPYC; 12 instead of 13 on an Intel Xeon).
+	minFlopsPerWorker = 1 << 18
 )
 
 // Multiply computes C = A·B as described by p. It returns an error wrapping
@@ -133,22 +145,36 @@ func multiplySwapped(p *Params) error {
 		Batch: p.Batch, M: p.N, N: p.M, K: p.K,
 		A: p.B, ABatchStride: p.BBatchStride, ARowStride: p.BColStride, AColStride: p.BRowStride,
 		B: p.A, BBatchStride: p.ABatchStride, BRowStride: p.AColStride, BColStride: p.ARowStride,
-		C: tmp, MaxWorkers: p.MaxWorkers, ISA: p.ISA,
+		C: tmp, MaxWorkers: p.MaxWorkers, Team: p.Team, ISA: p.ISA,
 	}
-	if err := newPlan(&q, mustKernels(q.ISA)).run(); err != nil {
-		return err
+	pl := newPlan(&q, mustKernels(q.ISA))
+	// Each task transposes the block it computed while it is still in
+	// cache, on its own goroutine.
+	pl.done = func(b, i0, i1, j0, j1 int) {
+		transposeBlock(p.C[b*p.M*p.N:(b+1)*p.M*p.N], tmp[b*p.M*p.N:(b+1)*p.M*p.N], p.M, p.N, i0, i1, j0, j1)
 	}
-	for b := range p.Batch {
-		src := tmp[b*p.M*p.N : (b+1)*p.M*p.N] // [N, M]
-		dst := p.C[b*p.M*p.N : (b+1)*p.M*p.N] // [M, N]
-		for i := range p.M {
-			row := dst[i*p.N : (i+1)*p.N]
-			for j := range row {
-				row[j] = src[j*p.M+i]
+	return pl.run()
+}
+
+// transposeBlockRows is how many source rows transposeBlock reads side by
+// side: 64 rows of a 32-column product are 8 KiB, which stay in L1 while
+// each of them is read once per column.
+const transposeBlockRows = 64
+
+// transposeBlock writes dst[c, r] = src[r, c] for r in [r0, r1) and c in
+// [c0, c1), src being [n, m] and dst [m, n] (both dense). It walks the
+// source in blocks of transposeBlockRows rows, so the destination is
+// written contiguously while the rows read stay in cache.
+func transposeBlock(dst, src []float32, m, n, r0, r1, c0, c1 int) {
+	for rb := r0; rb < r1; rb += transposeBlockRows {
+		re := min(rb+transposeBlockRows, r1)
+		for c := c0; c < c1; c++ {
+			d := dst[c*n+rb : c*n+re]
+			for i := range d {
+				d[i] = src[(rb+i)*m+c]
 			}
 		}
 	}
-	return nil
 }
 
 // mustKernels is kernelsFor for an ISA already validated by Multiply.
@@ -204,9 +230,15 @@ type plan struct {
 
 	// Packed B shared by the tasks of one batch item; used only when a batch
 	// item is split into several tasks (else each task packs into its own
-	// scratch).
-	sharedB    [][]float32
-	sharedOnce []sync.Once
+	// scratch). sharedState is 0 until a task starts packing, 1 while it
+	// packs, 2 once the panel is ready.
+	sharedB     [][]float32
+	sharedState []atomic.Int32
+
+	// done, when set, is called by the goroutine of each task with the
+	// block of C it has just completed: batch item b, rows [i0, i1),
+	// columns [j0, j1).
+	done func(b, i0, i1, j0, j1 int)
 }
 
 func newPlan(p *Params, ks *kernelSet) *plan {
@@ -238,7 +270,7 @@ func newPlan(p *Params, ks *kernelSet) *plan {
 
 	if !pl.noPack && pl.rowChunks*pl.colChunks > 1 {
 		pl.sharedB = make([][]float32, p.Batch)
-		pl.sharedOnce = make([]sync.Once, p.Batch)
+		pl.sharedState = make([]atomic.Int32, p.Batch)
 	}
 	return pl
 }
@@ -271,15 +303,23 @@ func (pl *plan) run() error {
 			rc := t % (pl.rowChunks * pl.colChunks)
 			i0 := (rc / pl.colChunks) * pl.rowStep
 			j0 := (rc % pl.colChunks) * pl.colStep
-			pl.task(s, b, i0, min(i0+pl.rowStep, pl.p.M), j0, min(j0+pl.colStep, pl.p.N))
+			i1, j1 := min(i0+pl.rowStep, pl.p.M), min(j0+pl.colStep, pl.p.N)
+			pl.task(s, b, i0, i1, j0, j1)
+			if pl.done != nil {
+				pl.done(b, i0, i1, j0, j1)
+			}
 		}
 	}
-	var wg sync.WaitGroup
-	for range pl.workers - 1 {
-		wg.Go(work)
+	if pl.p.Team != nil {
+		pl.p.Team.Run(pl.workers, work)
+	} else {
+		var wg sync.WaitGroup
+		for range pl.workers - 1 {
+			wg.Go(work)
+		}
+		work()
+		wg.Wait()
 	}
-	work()
-	wg.Wait()
 	if pl.sharedB != nil {
 		for _, buf := range pl.sharedB {
 			if buf != nil {
@@ -304,11 +344,22 @@ func (pl *plan) packedB(s *scratch, b int) []float32 {
 		pl.packB(s.b, b)
 		return s.b
 	}
-	pl.sharedOnce[b].Do(func() {
+	state := &pl.sharedState[b]
+	if state.CompareAndSwap(0, 1) {
 		buf := getFloats(pl.packedBLen())
 		pl.packB(buf, b)
 		pl.sharedB[b] = buf
-	})
+		state.Store(2)
+		return buf
+	}
+	// Another task is packing it right now, on another goroutine: a few
+	// microseconds. Waiting on a mutex instead would park this goroutine,
+	// and waking it costs more than the packing.
+	for i := 0; state.Load() != 2; i++ {
+		if i%64 == 63 {
+			runtime.Gosched()
+		}
+	}
 	return pl.sharedB[b]
 }
 

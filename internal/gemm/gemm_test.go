@@ -3,6 +3,7 @@ package gemm
 import (
 	"errors"
 	"fmt"
+	"github.com/org/agentevolver/internal/parallel"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -136,6 +137,7 @@ func TestMultiplyLayouts(t *testing.T) {
 		{2, 33, 65, 257}, {1, 130, 40, 300}, {4, 12, 32, 64}, {1, 200, 17, 513},
 		{3, 1, 200, 32}, {2, 16, 300, 40}, {1, 7, 70, 600},
 	}
+	team := &parallel.Team{Size: 4}
 	for _, isa := range Supported() {
 		for la := range numLayouts {
 			for lb := range numLayouts {
@@ -147,6 +149,9 @@ func TestMultiplyLayouts(t *testing.T) {
 					p := makeParams(rng, s[0], s[1], s[2], s[3], la, lb)
 					p.ISA = isa
 					p.MaxWorkers = 1 + rng.IntN(4)
+					if rng.IntN(2) == 0 {
+						p.Team = team // helpers that stay awake instead of goroutines per product
+					}
 					t.Run(name, func(t *testing.T) { check(t, p) })
 				}
 			}
@@ -163,8 +168,11 @@ func TestMultiplyDeterministic(t *testing.T) {
 			p := makeParams(rng, s[0], s[1], s[2], s[3], rowMajor, colMajor)
 			p.ISA = isa
 			var results [][]float32
-			for _, workers := range []int{1, 2, 3, 8} {
-				p.MaxWorkers = workers
+			for _, setting := range []struct {
+				workers int
+				team    *parallel.Team
+			}{{1, nil}, {2, nil}, {3, nil}, {8, nil}, {2, &parallel.Team{Size: 2}}, {8, &parallel.Team{Size: 8}}} {
+				p.MaxWorkers, p.Team = setting.workers, setting.team
 				clear(p.C)
 				if err := Multiply(p); err != nil {
 					t.Fatal(err)
@@ -243,10 +251,10 @@ func FuzzMultiply(f *testing.F) {
 
 // benchShape reports GFLOP/s for one shape (A row-major, B row-major like a
 // weight matrix, or transposed like attention keys).
-func benchShape(b *testing.B, batch, m, n, k int, lb layout, isa ISA, workers int) {
+func benchShape(b *testing.B, batch, m, n, k int, lb layout, isa ISA, workers int, team *parallel.Team) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	p := makeParams(rng, batch, m, n, k, rowMajor, lb)
-	p.ISA, p.MaxWorkers = isa, workers
+	p.ISA, p.MaxWorkers, p.Team = isa, workers, team
 	b.ResetTimer()
 	for b.Loop() {
 		if err := Multiply(p); err != nil {
@@ -269,6 +277,10 @@ func BenchmarkMultiply(b *testing.B) {
 		{"8x4096x256", 1, 8, 4096, 256, rowMajor},
 		{"decode_batch64_1x192x32", 64, 1, 192, 32, colMajor},
 		{"decode_rows32_32x768x256", 1, 32, 768, 256, colMajor},
+		{"decode_rows32_32x128x128", 1, 32, 128, 128, colMajor},
+		{"decode_rows32_32x384x128", 1, 32, 384, 128, colMajor},
+		{"decode_rows32_32x128x384", 1, 32, 128, 384, colMajor},
+		{"decode_values_24x2x32x384", 24, 2, 32, 384, rowMajor},
 		{"decode_rows32_32x4096x256", 1, 32, 4096, 256, colMajor},
 		{"decode_rows48_48x768x256", 1, 48, 768, 256, colMajor},
 		{"decode_scores_keys_by_token_64x2x512x32", 64, 2, 512, 32, colMajor},
@@ -280,9 +292,12 @@ func BenchmarkMultiply(b *testing.B) {
 		for _, isa := range Supported() {
 			for _, workers := range []int{1, 2} {
 				b.Run(fmt.Sprintf("%s/%s/w%d", s.name, isa, workers), func(b *testing.B) {
-					benchShape(b, s.batch, s.m, s.n, s.k, s.lb, isa, workers)
+					benchShape(b, s.batch, s.m, s.n, s.k, s.lb, isa, workers, nil)
 				})
 			}
+			b.Run(fmt.Sprintf("%s/%s/team2", s.name, isa), func(b *testing.B) {
+				benchShape(b, s.batch, s.m, s.n, s.k, s.lb, isa, 2, &parallel.Team{Size: 2})
+			})
 		}
 	}
 }
