@@ -23,6 +23,7 @@ func execDotGeneralGemm(backend *Backend, lhs, rhs *Buffer, params *dotGeneralNo
 		K:          params.contractingSize,
 		C:          output.flat.([]float32),
 		MaxWorkers: gemmWorkers(backend),
+		Team:       &backend.team,
 	}
 	var lhsTmp, rhsTmp *Buffer
 	p.A, p.ABatchStride, p.ARowStride, p.AColStride, lhsTmp = dgStridedOperand(backend, lhs, params.lhsContractingAxes, params.lhsBatchAxes, params.batchSize, params.lhsCrossSize, params.contractingSize)

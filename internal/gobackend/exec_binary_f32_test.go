@@ -149,3 +149,33 @@ func TestSplitElementwise(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSplitElementwise times a float32 Mul and an Exp done in one pass
+// and split by splitRange, at sizes around splitMinElements per worker; it
+// is what splitMinElements is tuned with.
+func BenchmarkSplitElementwise(b *testing.B) {
+	be := backend.(*Backend)
+	for _, n := range []int{1 << 13, 1 << 14, 1 << 15, 1 << 17, 1 << 21} {
+		x, y, out := make([]float32, n), make([]float32, n), make([]float32, n)
+		for i := range x {
+			x[i], y[i] = float32(i%97)/97, float32(i%89)/89
+		}
+		mul := func(lo, hi int) { vecmath.Mul(out[lo:hi], x[lo:hi], y[lo:hi]) }
+		exp := func(lo, hi int) { vecmath.Exp(out[lo:hi], x[lo:hi]) }
+		for _, op := range []struct {
+			name string
+			fn   func(lo, hi int)
+		}{{"mul", mul}, {"exp", exp}} {
+			b.Run(fmt.Sprintf("%s/%dK/one", op.name, n>>10), func(b *testing.B) {
+				for b.Loop() {
+					op.fn(0, n)
+				}
+			})
+			b.Run(fmt.Sprintf("%s/%dK/split", op.name, n>>10), func(b *testing.B) {
+				for b.Loop() {
+					splitRange(be, n, op.fn)
+				}
+			})
+		}
+	}
+}

@@ -2,7 +2,6 @@ package gobackend
 
 import (
 	"slices"
-	"sync"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -268,11 +267,5 @@ func splitRows(backend *Backend, rows, width int, fn func(lo, hi int)) {
 		fn(0, rows)
 		return
 	}
-	chunk := (rows + workers - 1) / workers
-	var wg sync.WaitGroup
-	for lo := chunk; lo < rows; lo += chunk {
-		wg.Go(func() { fn(lo, min(lo+chunk, rows)) })
-	}
-	fn(0, min(chunk, rows))
-	wg.Wait()
+	backend.team.Split(rows, (rows+workers-1)/workers, workers, fn)
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/pkg/errors"
 
 	"sync"
+
+	"github.com/org/agentevolver/internal/parallel"
 )
 
 // BackendName to be used in GOMLX_BACKEND to specify this backend, e.g.
@@ -91,6 +93,7 @@ func New(config string) (backends.Backend, error) {
 				"parallelism=#workers, devices=#virtual_devices, dotgeneral_small, dotgeneral_large, dotgeneral_check, ops_sequential, ops_parallel, nofusion; see code for documentation", key)
 		}
 	}
+	b.team.Size = gemmWorkers(b)
 	return b, nil
 }
 
@@ -120,6 +123,10 @@ type Backend struct {
 
 	// numDevices is the number of virtual devices (the devices=N option).
 	numDevices int
+
+	// team runs the split ops (matrix products, elementwise ops, softmax
+	// rows) on helpers that stay awake between ops; New sizes it.
+	team parallel.Team
 
 	// noFusion turns off Compile's fusions (the nofusion option).
 	noFusion bool
