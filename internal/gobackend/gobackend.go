@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/backends/notimplemented"
@@ -42,7 +43,11 @@ var GetBackend = sync.OnceValue(func() backends.Backend {
 // devices=N, the number of virtual devices (default 1) that SPMD programs
 // (distributed.SPMD, with AllReduce) run on: N replicas of the program run
 // concurrently in this process's memory, so the multi-device code of a
-// model can be run and tested on one CPU.
+// model can be run and tested on one CPU. spin=D (a Go duration, default
+// 500us) is how long the goroutines that split ops and matrix products stay
+// awake after each one, waiting for the next; spin=0 lets them exit at
+// once, which leaves idle cores idle (for environments on the same machine)
+// at the price of a core's wake-up on every split op.
 func New(config string) (backends.Backend, error) {
 	b := newDefaultBackend()
 	parts := strings.Split(config, ",")
@@ -83,6 +88,18 @@ func New(config string) (backends.Backend, error) {
 			// This will force the ops to be executed in parallel where possible.
 			// The default is running parallel if it's the only thing executing, otherwise sequentially.
 			b.opsExecutionType = opsExecutionParallel
+		case "spin":
+			// How long the helpers of split ops stay awake after an op
+			// (parallel.Team.Spin): 0 makes them exit at once, trading
+			// speed on short ops for idle CPU.
+			d, err := time.ParseDuration(value)
+			if err != nil || d < 0 {
+				return nil, errors.Errorf("invalid value for %q in gofast backend config: needs a duration such as 500us or 0, got %q", key, value)
+			}
+			b.team.Spin = d
+			if d == 0 {
+				b.team.Spin = parallel.NoSpin
+			}
 		case "nofusion":
 			// Executes every op as built: no fusion (see fuse.go).
 			b.noFusion = true
@@ -90,7 +107,7 @@ func New(config string) (backends.Backend, error) {
 			// No-op, just skip.
 		default:
 			return nil, errors.Errorf("unknown configuration option %q for gofast backend -- valid configuration options are: "+
-				"parallelism=#workers, devices=#virtual_devices, dotgeneral_small, dotgeneral_large, dotgeneral_check, ops_sequential, ops_parallel, nofusion; see code for documentation", key)
+				"parallelism=#workers, devices=#virtual_devices, spin=duration, dotgeneral_small, dotgeneral_large, dotgeneral_check, ops_sequential, ops_parallel, nofusion; see code for documentation", key)
 		}
 	}
 	b.team.Size = gemmWorkers(b)

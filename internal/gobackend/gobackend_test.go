@@ -5,9 +5,12 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gomlx/gomlx/backends"
 	"k8s.io/klog/v2"
+
+	"github.com/org/agentevolver/internal/parallel"
 )
 
 // backend is shared by the upstream tests. It is always a gofast backend:
@@ -42,4 +45,27 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	teardown()
 	os.Exit(code)
+}
+
+// TestSpinOption checks the spin=D option: a duration sets the team's
+// spin, 0 turns spinning off, anything else is refused.
+func TestSpinOption(t *testing.T) {
+	for _, tc := range []struct {
+		config string
+		want   time.Duration
+	}{{"", 0}, {"spin=2ms", 2 * time.Millisecond}, {"ops_sequential,spin=0", parallel.NoSpin}, {"spin=0s", parallel.NoSpin}} {
+		b, err := New(tc.config)
+		if err != nil {
+			t.Fatalf("New(%q): %v", tc.config, err)
+		}
+		if got := b.(*Backend).team.Spin; got != tc.want {
+			t.Errorf("New(%q): spin %v, want %v", tc.config, got, tc.want)
+		}
+		b.Finalize()
+	}
+	for _, config := range []string{"spin=", "spin=fast", "spin=-1ms"} {
+		if _, err := New(config); err == nil || !strings.Contains(err.Error(), "spin") {
+			t.Errorf("New(%q): error %v, want one naming spin", config, err)
+		}
+	}
 }

@@ -14,6 +14,11 @@ import (
 // half a millisecond keeps the helpers awake through both.
 const DefaultSpin = 500 * time.Microsecond
 
+// NoSpin, as Team.Spin, makes helpers exit a few microseconds after their
+// last job: an idle Team burns no CPU, and each job pays for starting its
+// helpers (an idle core's wake-up).
+const NoSpin time.Duration = -1
+
 // Team runs short data-parallel jobs on the caller's goroutine and up to
 // Size-1 helper goroutines that keep spinning for a while after each job.
 //
@@ -32,7 +37,7 @@ type Team struct {
 	// further capped at GOMAXPROCS. Set it before the first Run.
 	Size int
 	// Spin is how long a helper waits for the next job before it exits;
-	// zero means DefaultSpin.
+	// zero means DefaultSpin, a negative value (NoSpin) no wait.
 	Spin time.Duration
 
 	current atomic.Pointer[job] // the newest job
@@ -105,7 +110,7 @@ func (t *Team) ensureHelpers(want int) {
 // Spin for one, then exits.
 func (t *Team) help() {
 	spin := t.Spin
-	if spin <= 0 {
+	if spin == 0 {
 		spin = DefaultSpin
 	}
 	var last *job
@@ -119,7 +124,7 @@ func (t *Team) help() {
 			waitingSince, i = time.Now(), 0
 			continue
 		}
-		if i%256 != 255 {
+		if i%4096 != 4095 {
 			continue
 		}
 		if time.Since(waitingSince) < spin {

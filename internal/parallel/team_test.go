@@ -171,6 +171,33 @@ func TestIdleHelpersExit(t *testing.T) {
 	}
 }
 
+// TestNoSpin checks that a NoSpin Team still splits jobs correctly and
+// that its helpers are gone soon after each one.
+func TestNoSpin(t *testing.T) {
+	withProcs(t, 2)
+	team := &Team{Size: 2, Spin: NoSpin}
+	for round := range 50 {
+		out := make([]int, 100+round)
+		team.Split(len(out), 7, 2, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				out[i] = i + 1
+			}
+		})
+		for i, v := range out {
+			if v != i+1 {
+				t.Fatalf("round %d: out[%d] = %d", round, i, v)
+			}
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for team.helpers.Load() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d NoSpin helpers still alive after 5 s", team.helpers.Load())
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+}
+
 // ExampleTeam_Split squares a slice in pieces of 4 elements on up to two
 // goroutines; the result does not depend on which goroutine did a piece.
 func ExampleTeam_Split() {
