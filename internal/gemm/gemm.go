@@ -346,10 +346,12 @@ func (pl *plan) packedB(s *scratch, b int) []float32 {
 	}
 	state := &pl.sharedState[b]
 	if state.CompareAndSwap(0, 1) {
+		// Deferred, so that a panic while packing (recovered by run) does
+		// not leave the other tasks waiting forever.
+		defer state.Store(2)
 		buf := getFloats(pl.packedBLen())
 		pl.packB(buf, b)
 		pl.sharedB[b] = buf
-		state.Store(2)
 		return buf
 	}
 	// Another task is packing it right now, on another goroutine: a few
@@ -359,6 +361,9 @@ func (pl *plan) packedB(s *scratch, b int) []float32 {
 		if i%64 == 63 {
 			runtime.Gosched()
 		}
+	}
+	if pl.sharedB[b] == nil {
+		panic("packing B failed on another goroutine")
 	}
 	return pl.sharedB[b]
 }
