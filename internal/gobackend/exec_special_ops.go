@@ -1082,19 +1082,11 @@ func execConcatenate(backend *Backend, node *Node, inputs []*Buffer, inputsOwned
 		// Total size in bytes to copy from this input *per outer block*.
 		inputBlockBytes := inputConcatAxisSize * innerBlockBytes
 
-		// Iterate through all outer dimension blocks.
-		for outerIdx := 0; outerIdx < outerBlockSize; outerIdx++ {
-			// Calculate the starting byte position for the current outer block in the input.
-			// This is simply the outer block index times the size of the block to copy for this input.
-			inputStartOffset := outerIdx * inputBlockBytes
-
-			// Calculate the starting byte position for the current outer block in the output.
-			// This is the outer block index times the total output stride along the concat axis,
-			// plus the accumulated offset from previous inputs along the concat axis.
-			outputStartOffset := outerIdx*outputConcatAxisStrideBytes + outputAxisOffsetBytes
-
-			// Copy the relevant block of bytes for the current outer block.
-			copy(outputBytes[outputStartOffset:outputStartOffset+inputBlockBytes], inputBytes[inputStartOffset:inputStartOffset+inputBlockBytes])
+		// Copy this input's block of every outer block: consecutive in the input, one
+		// output row along the concatenation axis apart in the output (gofast: short
+		// blocks in a loop, slice_concat_fast.go).
+		if inputBlockBytes > 0 {
+			copyBlocks(outputBytes, inputBytes, outerBlockSize, inputBlockBytes, outputAxisOffsetBytes, outputConcatAxisStrideBytes, elemSize)
 		}
 
 		// Update the offset for the next input along the concatenation axis.
@@ -1470,6 +1462,10 @@ func execSliceGeneric[T SupportedTypesConstraints](operand, output *Buffer, para
 	rank := operand.shape.Rank()
 	outputFlat := output.flat.([]T)
 	operandFlat := operand.flat.([]T)
+	// gofast: contiguous runs copied at once (slice_concat_fast.go).
+	if sliceRuns(outputFlat, operandFlat, operand.shape.Dimensions, output.shape.Dimensions, params.starts, params.strides) {
+		return
+	}
 
 	// Find operandFlatIdx start value.
 	var operandFlatIdx int
