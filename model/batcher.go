@@ -389,9 +389,11 @@ func (e *engine) view(t *tensors.Tensor) ([]float32, error) {
 	return data, nil
 }
 
-// newBlock returns the zeroed data of a cache block of rows x cols per
-// layer (keys, then values), to fill, and wrap, which returns the block's
-// tensors once it is filled. On a backend sharing memory with the host the
+// newBlock returns the data of a cache block of rows x cols per layer
+// (keys, then values), to fill, and wrap, which returns the block's
+// tensors once it is filled. The data are uninitialised: the caller writes
+// every row, with fillKeys and fillValues or by clearing it. (Clearing the
+// whole block first, then copying most of it, was half of a relayout.) On a backend sharing memory with the host the
 // data are the backend's own buffers (recycled, so nothing is allocated or
 // copied); otherwise host slices that wrap copies.
 func (e *engine) newBlock(rows, cols int) (data [][]float32, wrap func() ([]*tensors.Tensor, error), err error) {
@@ -425,7 +427,6 @@ func (e *engine) newBlock(rows, cols int) (data [][]float32, wrap func() ([]*ten
 			return nil, nil, fmt.Errorf("%w: %w", ErrGraph, err)
 		}
 		f, _ := flat.([]float32)
-		clear(f)
 		buffers, data = append(buffers, buf), append(data, f)
 	}
 	return data, func() ([]*tensors.Tensor, error) {
@@ -541,14 +542,17 @@ func (e *engine) prefillJobs(jobs []*prefillJob) error {
 		return err
 	}
 	size := e.rowSize(cols)
-	for i, j := range jobs {
-		if j.reuse == 0 {
-			continue
-		}
-		src := j.entry.kv
+	for i := range b {
 		for l := range e.geo.layers {
-			e.geo.copyKeys(data[2*l][i*size:(i+1)*size], cols, 0, src.k[l], src.n, 0, j.reuse)
-			e.geo.copyValues(data[2*l+1][i*size:(i+1)*size], cols, 0, src.v[l], src.n, 0, j.reuse)
+			dstK, dstV := data[2*l][i*size:(i+1)*size], data[2*l+1][i*size:(i+1)*size]
+			if i >= len(jobs) || jobs[i].reuse == 0 {
+				clear(dstK) // a padding row, or one with nothing cached
+				clear(dstV)
+				continue
+			}
+			src := jobs[i].entry.kv
+			e.geo.fillKeys(dstK, cols, src.k[l], src.n, jobs[i].reuse)
+			e.geo.fillValues(dstV, cols, src.v[l], src.n, jobs[i].reuse)
 		}
 	}
 	block, err := wrap()
@@ -664,10 +668,8 @@ func (e *engine) admit(fresh []*slot) error {
 		row, size, n := places[i].row, e.rowSize(e.blocks[places[i].block].cols), len(s.ids)
 		for l := range e.geo.layers {
 			dstK, dstV := host[0][l][row*size:(row+1)*size], host[1][l][row*size:(row+1)*size]
-			clear(dstK)
-			clear(dstV) // later columns must be zero: steps add into them
-			e.geo.copyKeys(dstK, b.cols, 0, s.kv.k[l], n, 0, n)
-			e.geo.copyValues(dstV, b.cols, 0, s.kv.v[l], n, 0, n)
+			e.geo.fillKeys(dstK, b.cols, s.kv.k[l], n, n)
+			e.geo.fillValues(dstV, b.cols, s.kv.v[l], n, n)
 		}
 		s.kv, s.row = nil, row
 		b.slots[row] = s
@@ -740,20 +742,24 @@ func (e *engine) relayout(fresh []*slot) error {
 		}
 		nb.slots = make([]*slot, nb.rows)
 		size := e.rowSize(nb.cols)
+		for l := range e.geo.layers {
+			clear(data[2*l][len(group)*size:]) // the bucket's padding rows
+			clear(data[2*l+1][len(group)*size:])
+		}
 		for i, s := range group {
 			n := len(s.ids)
 			for l := range e.geo.layers {
 				dstK, dstV := data[2*l][i*size:(i+1)*size], data[2*l+1][i*size:(i+1)*size]
 				if s.kv != nil {
-					e.geo.copyKeys(dstK, nb.cols, 0, s.kv.k[l], n, 0, n)
-					e.geo.copyValues(dstV, nb.cols, 0, s.kv.v[l], n, 0, n)
+					e.geo.fillKeys(dstK, nb.cols, s.kv.k[l], n, n)
+					e.geo.fillValues(dstV, nb.cols, s.kv.v[l], n, n)
 				} else {
 					src := from[s]
 					oldSize := e.rowSize(src.block.cols)
 					srcK := src.hostK[l][s.row*oldSize : (s.row+1)*oldSize]
 					srcV := src.hostV[l][s.row*oldSize : (s.row+1)*oldSize]
-					e.geo.copyKeys(dstK, nb.cols, 0, srcK, src.block.cols, 0, n)
-					e.geo.copyValues(dstV, nb.cols, 0, srcV, src.block.cols, 0, n)
+					e.geo.fillKeys(dstK, nb.cols, srcK, src.block.cols, n)
+					e.geo.fillValues(dstV, nb.cols, srcV, src.block.cols, n)
 				}
 			}
 		}

@@ -56,6 +56,28 @@ func (g kvGeometry) copyValues(dst []float32, dstCols, dstAt int, src []float32,
 	}
 }
 
+// fillKeys writes one row of a cache block's keys, [KV, hd, dstCols]: the
+// first n columns of src (laid out [KV, hd, srcCols]), then zeros. A block's
+// data start uninitialised (newBlock), and the columns after a row's tokens
+// must be zero: decode steps add the new keys into them.
+func (g kvGeometry) fillKeys(dst []float32, dstCols int, src []float32, srcCols, n int) {
+	for r := range g.kvHeads * g.headDim {
+		d := dst[r*dstCols : (r+1)*dstCols]
+		copy(d[:n], src[r*srcCols:r*srcCols+n])
+		clear(d[n:])
+	}
+}
+
+// fillValues is fillKeys for values laid out [KV, cols, hd].
+func (g kvGeometry) fillValues(dst []float32, dstCols int, src []float32, srcCols, n int) {
+	hd := g.headDim
+	for h := range g.kvHeads {
+		d := dst[h*dstCols*hd : (h+1)*dstCols*hd]
+		copy(d[:n*hd], src[h*srcCols*hd:(h*srcCols+n)*hd])
+		clear(d[n*hd:])
+	}
+}
+
 // prefixEntry is one cached token sequence.
 type prefixEntry struct {
 	ids     []int
