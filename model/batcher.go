@@ -391,11 +391,12 @@ func (e *engine) view(t *tensors.Tensor) ([]float32, error) {
 
 // newBlock returns the data of a cache block of rows x cols per layer
 // (keys, then values), to fill, and wrap, which returns the block's
-// tensors once it is filled. The data are uninitialised: the caller writes
-// every row, with fillKeys and fillValues or by clearing it. (Clearing the
-// whole block first, then copying most of it, was half of a relayout.) On a backend sharing memory with the host the
+// tensors once it is filled. On a backend sharing memory with the host the
 // data are the backend's own buffers (recycled, so nothing is allocated or
-// copied); otherwise host slices that wrap copies.
+// copied); otherwise host slices that wrap copies. Either way the caller
+// writes every row, with fillKeys and fillValues or by clearing it: the
+// recycled buffers hold old values (clearing the whole block, then copying
+// over most of it, was half of a relayout).
 func (e *engine) newBlock(rows, cols int) (data [][]float32, wrap func() ([]*tensors.Tensor, error), err error) {
 	g := e.geo
 	var dims [][]int
