@@ -456,8 +456,8 @@ func (e *engine) extractRow(b *cacheBlock, hostK, hostV [][]float32, s *slot) *r
 	kv := e.geo.newRowKV(n)
 	size := e.rowSize(b.cols)
 	for l := range e.geo.layers {
-		e.geo.copyKeys(kv.k[l], n, 0, hostK[l][s.row*size:(s.row+1)*size], b.cols, 0, n)
-		e.geo.copyValues(kv.v[l], n, 0, hostV[l][s.row*size:(s.row+1)*size], b.cols, 0, n)
+		e.geo.fillKeys(kv.k[l], n, hostK[l][s.row*size:(s.row+1)*size], b.cols, n)
+		e.geo.fillValues(kv.v[l], n, hostV[l][s.row*size:(s.row+1)*size], b.cols, n)
 	}
 	return kv
 }
@@ -586,8 +586,8 @@ func (e *engine) prefillJobs(jobs []*prefillJob) error {
 		n := len(j.prompt)
 		kv := e.geo.newRowKV(n)
 		for l := range e.geo.layers {
-			e.geo.copyKeys(kv.k[l], n, 0, hostK[l][i*size:(i+1)*size], cols, 0, n)
-			e.geo.copyValues(kv.v[l], n, 0, hostV[l][i*size:(i+1)*size], cols, 0, n)
+			e.geo.fillKeys(kv.k[l], n, hostK[l][i*size:(i+1)*size], cols, n)
+			e.geo.fillValues(kv.v[l], n, hostV[l][i*size:(i+1)*size], cols, n)
 		}
 		row := slices.Clone(logits[i*vocab : (i+1)*vocab])
 		for _, s := range j.slots {

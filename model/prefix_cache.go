@@ -40,26 +40,11 @@ func (g kvGeometry) newRowKV(n int) *rowKV {
 	return r
 }
 
-// copyKeys copies n token columns of keys laid out [KV, hd, cols]: from
-// column srcAt of src (srcCols wide) to column dstAt of dst (dstCols wide).
-func (g kvGeometry) copyKeys(dst []float32, dstCols, dstAt int, src []float32, srcCols, srcAt, n int) {
-	for r := range g.kvHeads * g.headDim {
-		copy(dst[r*dstCols+dstAt:r*dstCols+dstAt+n], src[r*srcCols+srcAt:r*srcCols+srcAt+n])
-	}
-}
-
-// copyValues is copyKeys for values laid out [KV, cols, hd].
-func (g kvGeometry) copyValues(dst []float32, dstCols, dstAt int, src []float32, srcCols, srcAt, n int) {
-	hd := g.headDim
-	for h := range g.kvHeads {
-		copy(dst[(h*dstCols+dstAt)*hd:(h*dstCols+dstAt+n)*hd], src[(h*srcCols+srcAt)*hd:(h*srcCols+srcAt+n)*hd])
-	}
-}
-
-// fillKeys writes one row of a cache block's keys, [KV, hd, dstCols]: the
-// first n columns of src (laid out [KV, hd, srcCols]), then zeros. A block's
-// data start uninitialised (newBlock), and the columns after a row's tokens
-// must be zero: decode steps add the new keys into them.
+// fillKeys writes keys laid out [KV, hd, dstCols]: the first n columns of
+// src (laid out [KV, hd, srcCols]), then zeros. It fills a row of a cache
+// block, whose data start uninitialised (newBlock) and whose columns after
+// the row's tokens must be zero (decode steps add the new keys into them),
+// and takes a row out of a block into a cache of exactly n tokens.
 func (g kvGeometry) fillKeys(dst []float32, dstCols int, src []float32, srcCols, n int) {
 	for r := range g.kvHeads * g.headDim {
 		d := dst[r*dstCols : (r+1)*dstCols]
