@@ -46,8 +46,8 @@ var GetBackend = sync.OnceValue(func() backends.Backend {
 // model can be run and tested on one CPU. spin=D (a Go duration, default
 // 500us) is how long the goroutines that split ops and matrix products stay
 // awake after each one, waiting for the next; spin=0 lets them exit at
-// once, which leaves idle cores idle (for environments on the same machine)
-// at the price of a core's wake-up on every split op.
+// once, so each split op pays a core's wake-up (in bench rollout that was
+// slower and used no less CPU: waking cores costs CPU too).
 func New(config string) (backends.Backend, error) {
 	b := newDefaultBackend()
 	parts := strings.Split(config, ",")
@@ -90,8 +90,7 @@ func New(config string) (backends.Backend, error) {
 			b.opsExecutionType = opsExecutionParallel
 		case "spin":
 			// How long the helpers of split ops stay awake after an op
-			// (parallel.Team.Spin): 0 makes them exit at once, trading
-			// speed on short ops for idle CPU.
+			// (parallel.Team.Spin); 0 makes them exit at once.
 			d, err := time.ParseDuration(value)
 			if err != nil || d < 0 {
 				return nil, errors.Errorf("invalid value for %q in gofast backend config: needs a duration such as 500us or 0, got %q", key, value)
