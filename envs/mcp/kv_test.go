@@ -21,6 +21,9 @@ func newKVEnv(t *testing.T) (*mcp.Env, *kvServer) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = env.Close() })
+	// New closes the session it listed the tools on; the server sees the
+	// close on its own goroutine, so wait for it before counting sessions.
+	waitSessions(t, kv, 0)
 	return env, kv
 }
 
