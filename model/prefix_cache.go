@@ -1,6 +1,9 @@
 package model
 
 import (
+	"slices"
+	"sort"
+
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 )
 
@@ -68,6 +71,7 @@ type prefixEntry struct {
 	ids     []int
 	kv      *rowKV
 	lastUse uint64
+	added   uint64 // the clock when it was cached: ties go to the oldest
 }
 
 // prefixCache keeps the key-value caches of recent token sequences (the
@@ -77,39 +81,79 @@ type prefixEntry struct {
 // they are dropped when the model's variables change. Entries are evicted,
 // least recently used first, to keep the cached tokens under maxBytes. It
 // is used by the Policy's batch loop only, so it has no lock.
+//
+// Entries are kept sorted by their ids, lexicographically, so that a
+// lookup is two binary searches, O(log entries x prompt length), instead
+// of a common-prefix scan of every entry: at the default bound a cache
+// holds hundreds of entries of a few hundred tokens. No entry is a prefix
+// of another (add keeps the longer one).
 type prefixCache struct {
 	geo      kvGeometry
 	maxBytes int // <= 0: disabled
 	bytes    int
 	clock    uint64
-	entries  []*prefixEntry
+	entries  []*prefixEntry    // sorted by ids
 	weights  []*tensors.Tensor // the variable values the entries were computed with
 
 	hits, lookups, hitTokens int // statistics, for tests and benchmarks
 }
 
 // longest returns the entry sharing the longest prefix with ids, and that
-// length, at most limit.
+// length, at most limit. Of several entries sharing as much, it returns
+// the one cached first.
 func (c *prefixCache) longest(ids []int, limit int) (*prefixEntry, int) {
 	if c.maxBytes <= 0 {
 		return nil, 0
 	}
 	c.lookups++
-	var best *prefixEntry
-	bestN := 0
-	for _, e := range c.entries {
-		n := commonPrefix(e.ids, ids, limit)
-		if n > bestN {
-			best, bestN = e, n
+	// The entries sharing the most with ids are next to where ids would
+	// be inserted: sorted, the common prefix with ids grows towards that
+	// place from both sides.
+	at, _ := c.search(ids)
+	n := 0
+	if at > 0 {
+		n = commonPrefix(c.entries[at-1].ids, ids, limit)
+	}
+	if at < len(c.entries) {
+		n = max(n, commonPrefix(c.entries[at].ids, ids, limit))
+	}
+	if n == 0 {
+		return nil, 0
+	}
+	best := c.oldest(c.sharing(ids[:n]))
+	c.clock++
+	best.lastUse = c.clock
+	c.hits++
+	c.hitTokens += n
+	return best, n
+}
+
+// search returns where ids belong in the sorted entries, and whether an
+// entry holds exactly ids.
+func (c *prefixCache) search(ids []int) (int, bool) {
+	return slices.BinarySearchFunc(c.entries, ids, func(e *prefixEntry, ids []int) int { return slices.Compare(e.ids, ids) })
+}
+
+// sharing returns the entries starting with prefix: a run of the sorted
+// entries.
+func (c *prefixCache) sharing(prefix []int) []*prefixEntry {
+	lo, _ := c.search(prefix)
+	hi := lo + sort.Search(len(c.entries)-lo, func(i int) bool {
+		e := c.entries[lo+i].ids
+		return slices.Compare(e[:min(len(e), len(prefix))], prefix) > 0
+	})
+	return c.entries[lo:hi]
+}
+
+// oldest returns the entry of es cached first.
+func (c *prefixCache) oldest(es []*prefixEntry) *prefixEntry {
+	best := es[0]
+	for _, e := range es[1:] {
+		if e.added < best.added {
+			best = e
 		}
 	}
-	if best != nil {
-		c.clock++
-		best.lastUse = c.clock
-		c.hits++
-		c.hitTokens += bestN
-	}
-	return best, bestN
+	return best
 }
 
 // commonPrefix is the length of the common prefix of a and b, at most
@@ -136,20 +180,22 @@ func (c *prefixCache) add(ids []int, kv *rowKV) {
 		return
 	}
 	c.clock++
-	kept := c.entries[:0]
-	for _, e := range c.entries {
-		switch n := commonPrefix(e.ids, ids, len(ids)); {
-		case n == len(ids): // already cached, perhaps as part of a longer one
-			e.lastUse = c.clock
-			return
-		case n == len(e.ids):
-			c.bytes -= len(e.ids) * c.geo.bytesPerToken()
-			continue
-		}
-		kept = append(kept, e)
+	if longer := c.sharing(ids); len(longer) > 0 { // already cached, perhaps as part of a longer one
+		c.oldest(longer).lastUse = c.clock
+		return
 	}
-	clear(c.entries[len(kept):])
-	c.entries = append(kept, &prefixEntry{ids: ids, kv: kv, lastUse: c.clock})
+	at, _ := c.search(ids)
+	// An entry that is a prefix of ids sorts right before it: an entry in
+	// between would start with that prefix too, and none is a prefix of
+	// another.
+	if at > 0 {
+		if e := c.entries[at-1]; commonPrefix(e.ids, ids, len(ids)) == len(e.ids) {
+			c.bytes -= len(e.ids) * c.geo.bytesPerToken()
+			at--
+			c.entries = slices.Delete(c.entries, at, at+1)
+		}
+	}
+	c.entries = slices.Insert(c.entries, at, &prefixEntry{ids: ids, kv: kv, lastUse: c.clock, added: c.clock})
 	c.bytes += size
 	for c.bytes > c.maxBytes {
 		oldest := 0
@@ -159,7 +205,7 @@ func (c *prefixCache) add(ids []int, kv *rowKV) {
 			}
 		}
 		c.bytes -= len(c.entries[oldest].ids) * c.geo.bytesPerToken()
-		c.entries = append(c.entries[:oldest], c.entries[oldest+1:]...)
+		c.entries = slices.Delete(c.entries, oldest, oldest+1)
 	}
 }
 
