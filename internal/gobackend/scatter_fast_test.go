@@ -23,6 +23,7 @@ func TestScatterPrefixRuns(t *testing.T) {
 		outOfBounds bool
 	}{
 		{"keys_column", []int{3, 2, 4, 6}, []int{3, 2, 4}, 4, false},
+		{"keys_out_of_bounds", []int{3, 2, 4, 6}, []int{5, 7}, 4, true},
 		{"values_row", []int{3, 2, 6, 4}, []int{3, 2, 1}, 3, false},
 		{"rows", []int{5, 7}, []int{9}, 1, false},
 		{"repeated_2d", []int{4, 3, 5}, []int{2, 6}, 2, false},
@@ -105,19 +106,14 @@ func TestScatterPrefixRuns(t *testing.T) {
 
 // BenchmarkScatterKeysColumn writes one decode step's keys into a KV cache
 // block [32,2,32,512] (one column: 2048 runs of one value), with the add
-// inlined ("sum") and through the combine function ("combine").
+// inlined ("sum") and through the combine function ("combine"); "cold"
+// writes a column of [16,2,32,384] into one of 16 such blocks in turn, so
+// that its lines are out of the core's caches, as in decoding.
 func BenchmarkScatterKeysColumn(b *testing.B) {
 	dims := []int{32, 2, 32, 512}
 	output := make([]float32, 32*2*32*512)
 	updates := make([]float32, 32*2*32)
-	indices := make([]int32, 0, len(updates)*4)
-	for i := range 32 {
-		for j := range 2 {
-			for k := range 32 {
-				indices = append(indices, int32(i), int32(j), int32(k), 100)
-			}
-		}
-	}
+	indices := keysColumnIndices(dims, 100)
 	add := func(a, b float32) float32 { return a + b }
 	for _, sum := range []bool{true, false} {
 		name := map[bool]string{true: "sum", false: "combine"}[sum]
@@ -127,4 +123,35 @@ func BenchmarkScatterKeysColumn(b *testing.B) {
 			}
 		})
 	}
+	b.Run("cold", func(b *testing.B) {
+		dims := []int{16, 2, 32, 384}
+		blocks := make([][]float32, 16)
+		for i := range blocks {
+			blocks[i] = make([]float32, 16*2*32*384)
+		}
+		columns := make([][]int32, dims[3])
+		for c := range columns {
+			columns[c] = keysColumnIndices(dims, c)
+		}
+		updates := make([]float32, 16*2*32)
+		i := 0
+		for b.Loop() {
+			scatterPrefixRuns(blocks[i%len(blocks)], updates, columns[i/len(blocks)%len(columns)], dims, 4, 1, add, true)
+			i++
+		}
+	})
+}
+
+// keysColumnIndices returns the index vectors of column col of a keys
+// cache block of dims [rows, heads, head dim, columns].
+func keysColumnIndices(dims []int, col int) []int32 {
+	var indices []int32
+	for i := range dims[0] {
+		for j := range dims[1] {
+			for k := range dims[2] {
+				indices = append(indices, int32(i), int32(j), int32(k), int32(col))
+			}
+		}
+	}
+	return indices
 }
