@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"github.com/org/agentevolver/internal/parallel"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -110,7 +111,8 @@ type engine struct {
 	geo        kvGeometry
 	prefix     prefixCache
 	continuous bool
-	shared     bool // the backend's buffers are host memory, read and written in place
+	shared     bool           // the backend's buffers are host memory, read and written in place
+	team       *parallel.Team // splits the layout's row copies: the backend's when it has one
 	prefillG   *compiledGraph
 	decodeG    *compiledGraph
 	compiled   map[string]bool
@@ -123,6 +125,10 @@ type engine struct {
 func newEngine(m *Model, prefixBytes int, continuous bool) *engine {
 	e := &engine{m: m, geo: m.kvGeometry(), continuous: continuous, shared: m.backend.HasSharedBuffers(), compiled: map[string]bool{}}
 	e.prefix = prefixCache{geo: e.geo, maxBytes: prefixBytes}
+	e.team = &parallel.Team{} // the caller alone
+	if b, ok := m.backend.(interface{ Team() *parallel.Team }); ok {
+		e.team = b.Team()
+	}
 	// Prefill runs rows of several tokens in one block, decode one token
 	// per row over the running batch's blocks; each compiler keeps
 	// maxCompiledShapes.
@@ -582,13 +588,18 @@ func (e *engine) prefillJobs(jobs []*prefillJob) error {
 		return err
 	}
 	vocab := e.m.cfg.VocabSize
-	for i, j := range jobs {
-		n := len(j.prompt)
+	kvs := make([]*rowKV, len(jobs))
+	e.eachRow(len(jobs), func(i int) {
+		n := len(jobs[i].prompt)
 		kv := e.geo.newRowKV(n)
 		for l := range e.geo.layers {
 			e.geo.fillKeys(kv.k[l], n, hostK[l][i*size:(i+1)*size], cols, n)
 			e.geo.fillValues(kv.v[l], n, hostV[l][i*size:(i+1)*size], cols, n)
 		}
+		kvs[i] = kv
+	})
+	for i, j := range jobs {
+		kv := kvs[i]
 		row := slices.Clone(logits[i*vocab : (i+1)*vocab])
 		for _, s := range j.slots {
 			s.ids, s.kv, s.logits = slices.Clone(j.prompt), kv, row
@@ -664,16 +675,18 @@ func (e *engine) admit(fresh []*slot) error {
 		places[i] = best
 		taken[best] = true
 	}
-	for i, s := range fresh {
-		b, host := e.blocks[places[i].block], hosts[places[i].block]
-		row, size, n := places[i].row, e.rowSize(e.blocks[places[i].block].cols), len(s.ids)
+	e.eachRow(len(fresh), func(i int) {
+		s, b, host := fresh[i], e.blocks[places[i].block], hosts[places[i].block]
+		row, size, n := places[i].row, e.rowSize(b.cols), len(s.ids)
 		for l := range e.geo.layers {
 			dstK, dstV := host[0][l][row*size:(row+1)*size], host[1][l][row*size:(row+1)*size]
 			e.geo.fillKeys(dstK, b.cols, s.kv.k[l], n, n)
 			e.geo.fillValues(dstV, b.cols, s.kv.v[l], n, n)
 		}
-		s.kv, s.row = nil, row
-		b.slots[row] = s
+	})
+	for i, s := range fresh {
+		s.kv, s.row = nil, places[i].row
+		e.blocks[places[i].block].slots[s.row] = s
 	}
 	return nil
 }
@@ -681,15 +694,33 @@ func (e *engine) admit(fresh []*slot) error {
 // harvest adds the finished rows of block b, downloaded, to the prefix
 // cache and frees their rows.
 func (e *engine) harvest(b *cacheBlock, hostK, hostV [][]float32) {
-	for i, s := range b.slots {
-		if s == nil || !s.done {
-			continue
+	var done []*slot
+	for _, s := range b.slots {
+		if s != nil && s.done && len(s.ids) > 0 {
+			done = append(done, s)
 		}
-		if len(s.ids) > 0 {
-			e.prefix.add(s.ids, e.extractRow(b, hostK, hostV, s))
-		}
-		b.slots[i] = nil
 	}
+	kvs := make([]*rowKV, len(done))
+	e.eachRow(len(done), func(i int) { kvs[i] = e.extractRow(b, hostK, hostV, done[i]) })
+	for i, s := range done {
+		e.prefix.add(s.ids, kvs[i])
+	}
+	for i, s := range b.slots {
+		if s != nil && s.done {
+			b.slots[i] = nil
+		}
+	}
+}
+
+// eachRow calls fn(i) for every row i of n, on the team: each call copies
+// one row's keys and values (hundreds of kilobytes) and writes only that
+// row.
+func (e *engine) eachRow(n int, fn func(i int)) {
+	e.team.Split(n, 1, n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			fn(i)
+		}
+	})
 }
 
 // layout copies the rows into new blocks (to grow or shrink them).
@@ -747,7 +778,8 @@ func (e *engine) relayout(fresh []*slot) error {
 			clear(data[2*l][len(group)*size:]) // the bucket's padding rows
 			clear(data[2*l+1][len(group)*size:])
 		}
-		for i, s := range group {
+		e.eachRow(len(group), func(i int) {
+			s := group[i]
 			n := len(s.ids)
 			for l := range e.geo.layers {
 				dstK, dstV := data[2*l][i*size:(i+1)*size], data[2*l+1][i*size:(i+1)*size]
@@ -763,7 +795,7 @@ func (e *engine) relayout(fresh []*slot) error {
 					e.geo.fillValues(dstV, nb.cols, srcV, src.block.cols, n)
 				}
 			}
-		}
+		})
 		if nb.cache, err = wrap(); err != nil {
 			release()
 			return err

@@ -156,6 +156,12 @@ const maxVirtualDevices = 1024
 // Compile-time check that Backend implements backends.Backend.
 var _ backends.Backend = &Backend{}
 
+// Team returns the team that runs the backend's split ops. Code that works
+// beside the backend between its ops (the model's KV-cache layout) can
+// split its own copies on it instead of on further goroutines that would
+// compete with the team's spinning helpers for the same cores.
+func (b *Backend) Team() *parallel.Team { return &b.team }
+
 // Name returns the short name of the backend. E.g.: "xla" for the Xla/PJRT plugin.
 func (b *Backend) Name() string {
 	return "gofast (SimpleGo fork)"
