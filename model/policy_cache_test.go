@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/org/agentevolver/internal/parallel"
 	"math"
 	"slices"
 	"strings"
@@ -453,5 +454,18 @@ func TestPlanBlocks(t *testing.T) {
 	}
 	if len(seen) != len(in) {
 		t.Errorf("%d of %d rows placed", len(seen), len(in))
+	}
+}
+
+// TestEngineSharesBackendTeam: on gofast the engine's layout copies run on
+// the backend's own team, not on a team of its own.
+func TestEngineSharesBackendTeam(t *testing.T) {
+	p := newTestPolicy(t, PolicyOptions{})
+	b, ok := p.Model().backend.(interface{ Team() *parallel.Team })
+	if !ok {
+		t.Skipf("backend %s has no team", p.Model().backend.Name())
+	}
+	if p.engine == nil || p.engine.team != b.Team() {
+		t.Errorf("engine team %p, backend team %p", p.engine.team, b.Team())
 	}
 }

@@ -58,7 +58,7 @@ func TestSpinOption(t *testing.T) {
 		if err != nil {
 			t.Fatalf("New(%q): %v", tc.config, err)
 		}
-		if got := b.(*Backend).team.Spin; got != tc.want {
+		if got := b.(*Backend).Team().Spin; got != tc.want {
 			t.Errorf("New(%q): spin %v, want %v", tc.config, got, tc.want)
 		}
 		b.Finalize()
