@@ -53,7 +53,10 @@
 // Config.OriginPatterns; each socket write has Config.WriteTimeout; games,
 // kept games and viewers per game are bounded. A slow connection lags
 // behind the game and never blocks it: connections follow the game's state
-// rather than queueing messages. Close cancels every game (a person's
+// rather than queueing messages. A question to the person waits for as
+// long as one of the person's connections is open; once none has been for
+// Config.PersonTimeout (the page closed, or never opened), the game stops
+// with ErrPersonLeft and frees its place. Close cancels every game (a person's
 // pending question included) and connection and waits for their
 // goroutines.
 package web

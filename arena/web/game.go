@@ -80,6 +80,13 @@ type game struct {
 	err      string
 	goodWins *bool
 	changed  chan struct{}
+
+	// The person's presence: connections open, the timer that runs while
+	// a question waits and none is, and left, closed when it fires.
+	personTimeout time.Duration
+	personConns   int
+	absence       *time.Timer
+	left          chan struct{}
 }
 
 // pending is the person's open question.
@@ -145,13 +152,57 @@ func (g *game) finish(res avalon.Result, err error) {
 	case g.status == StatusStopped:
 	case errors.Is(err, context.Canceled):
 		g.status = StatusStopped
+	case errors.Is(err, ErrPersonLeft):
+		g.status, g.err = StatusStopped, err.Error()
 	default:
 		g.status, g.err = StatusFailed, err.Error()
 	}
 	if g.question != nil {
 		g.question = nil
 	}
+	g.stopAbsenceLocked()
 	g.notifyLocked()
+}
+
+// personJoined counts a connection of the person's: while one is open,
+// no question times out.
+func (g *game) personJoined() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.personConns++
+	g.stopAbsenceLocked()
+}
+
+// personGone uncounts a connection of the person's.
+func (g *game) personGone() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.personConns--
+	g.watchAbsenceLocked()
+}
+
+// watchAbsenceLocked starts the absence timer when a question waits and
+// none of the person's connections is open.
+func (g *game) watchAbsenceLocked() {
+	if g.personTimeout < 0 || g.personConns > 0 || g.question == nil || g.absence != nil || g.status != StatusRunning {
+		return
+	}
+	g.absence = time.AfterFunc(g.personTimeout, func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		// The timer may have fired just as a connection opened.
+		if g.absence != nil && g.personConns == 0 && g.question != nil {
+			g.absence = nil
+			close(g.left)
+		}
+	})
+}
+
+func (g *game) stopAbsenceLocked() {
+	if g.absence != nil {
+		g.absence.Stop()
+		g.absence = nil
+	}
 }
 
 func (g *game) stop() {
@@ -187,7 +238,8 @@ func (g *game) answer(m ClientMessage) error {
 
 // personSeat is the person's seat: an llm.ChatModel whose Chat shows the
 // question to the person's connections and waits for the answer, without
-// a timeout, until the game's context ends.
+// a timeout while one of them is open, until the game's context ends or
+// the person has been gone for Config.PersonTimeout.
 type personSeat struct{ g *game }
 
 var _ llm.ChatModel = personSeat{}
@@ -203,19 +255,26 @@ func (p personSeat) Chat(ctx context.Context, messages []agentevolver.Message, _
 	g.mu.Lock()
 	g.qid++
 	g.question = &pending{q: OpenQuestion{ID: g.qid, Question: q, Prompt: slices.Clone(messages)}, answer: ch}
+	g.watchAbsenceLocked()
 	g.notifyLocked()
 	g.mu.Unlock()
-	select {
-	case text := <-ch:
-		return llm.Completion{Message: agentevolver.Message{Role: agentevolver.RoleAssistant, Content: text}, FinishReason: "stop"}, nil
-	case <-ctx.Done():
+	closeQuestion := func() {
 		g.mu.Lock()
 		if g.question != nil && g.question.answer == ch {
 			g.question = nil
 			g.notifyLocked()
 		}
 		g.mu.Unlock()
+	}
+	select {
+	case text := <-ch:
+		return llm.Completion{Message: agentevolver.Message{Role: agentevolver.RoleAssistant, Content: text}, FinishReason: "stop"}, nil
+	case <-ctx.Done():
+		closeQuestion()
 		return llm.Completion{}, ctx.Err()
+	case <-g.left:
+		closeQuestion()
+		return llm.Completion{}, fmt.Errorf("%w: no connection for %v", ErrPersonLeft, g.personTimeout)
 	}
 }
 

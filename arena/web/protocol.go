@@ -32,6 +32,9 @@ var (
 	ErrNoGame = errors.New("web: no such game")
 	// ErrClosed reports a server that was closed.
 	ErrClosed = errors.New("web: server closed")
+	// ErrPersonLeft ends a game whose person kept no connection open for
+	// Config.PersonTimeout while a question waited for them.
+	ErrPersonLeft = errors.New("web: the person left the game")
 )
 
 // Message types of the WebSocket protocol. The server sends hello, event,

@@ -35,6 +35,7 @@ const (
 	DefaultMaxViewers      = 32
 	DefaultMaxMessageBytes = 8 << 10
 	DefaultWriteTimeout    = 10 * time.Second
+	DefaultPersonTimeout   = 5 * time.Minute
 	// MaxDelay bounds the per-move delay a new-game request may ask for.
 	MaxDelay = 10 * time.Second
 	// maxRequestBytes bounds a new-game request body.
@@ -67,6 +68,14 @@ type Config struct {
 	// WriteTimeout bounds each write to a connection; a connection that
 	// cannot take a message in time is closed. 0 means DefaultWriteTimeout.
 	WriteTimeout time.Duration
+	// PersonTimeout is how long a question to the person waits while none
+	// of the person's connections is open (the page was closed, or never
+	// opened) before the game is stopped with ErrPersonLeft, so that an
+	// abandoned game does not hold its place under MaxGames for ever.
+	// Reconnecting in time, even without answering, keeps the game. 0
+	// means DefaultPersonTimeout; a negative value waits until the game is
+	// stopped or the server closed, as the original arena does.
+	PersonTimeout time.Duration
 	// OriginPatterns are the browser origins, besides the server's own
 	// host, allowed to open sockets and create games (path.Match patterns
 	// of host[:port], as in github.com/coder/websocket).
@@ -139,6 +148,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.WriteTimeout <= 0 {
 		cfg.WriteTimeout = DefaultWriteTimeout
+	}
+	if cfg.PersonTimeout == 0 {
+		cfg.PersonTimeout = DefaultPersonTimeout
 	}
 	for _, p := range cfg.OriginPatterns {
 		if _, err := path.Match(p, ""); err != nil {
@@ -350,7 +362,8 @@ func (s *Server) Start(req NewGameRequest) (NewGameResponse, error) {
 		return NewGameResponse{}, fmt.Errorf("%w: delay %d ms (0 to %d)", ErrBadRequest, req.DelayMS, MaxDelay/time.Millisecond)
 	}
 	g := &game{setup: setup, personSeat: person, created: time.Now().UTC(), status: StatusRunning,
-		changed: make(chan struct{}), done: make(chan struct{}), models: make([]string, req.Players)}
+		changed: make(chan struct{}), done: make(chan struct{}), models: make([]string, req.Players),
+		personTimeout: s.cfg.PersonTimeout, left: make(chan struct{})}
 	seats := make([]llm.ChatModel, req.Players)
 	for i, n := range names {
 		if i == person {

@@ -532,3 +532,84 @@ func TestPersonReconnects(t *testing.T) {
 		}
 	}
 }
+
+// TestAbsentPersonStopsTheGame: a question waits while the person's page
+// is open, however long; once no connection of the person's has been open
+// for PersonTimeout, the game stops with ErrPersonLeft and frees its place
+// under MaxGames. A game the person never opened stops the same way.
+func TestAbsentPersonStopsTheGame(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	const timeout = 100 * time.Millisecond
+	s, ts := newTestServer(t, Config{PersonTimeout: timeout, MaxGames: 1})
+	status := func(id string) GameInfo {
+		g, err := s.lookup(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g.info()
+	}
+	waitStopped := func(id string) {
+		t.Helper()
+		for ctx.Err() == nil {
+			if gi := status(id); gi.Status != StatusRunning {
+				if gi.Status != StatusStopped || !strings.Contains(gi.Error, ErrPersonLeft.Error()) {
+					t.Fatalf("game %s: %s (%s), want stopped by %v", id, gi.Status, gi.Error, ErrPersonLeft)
+				}
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Fatalf("game %s still running", id)
+	}
+
+	g := postGame(t, ts, NewGameRequest{Models: []string{"informed"}, PersonSeat: seatPtr(0), Seed: seeded(4)})
+	c := dial(t, ctx, ts, g.Game.ID, g.Token)
+	for read(t, ctx, c).Type != TypeQuestion {
+	}
+	time.Sleep(5 * timeout)
+	if gi := status(g.Game.ID); gi.Status != StatusRunning {
+		t.Fatalf("with the person's page open: %s (%s)", gi.Status, gi.Error)
+	}
+	// An observer is not the person: closing the person's page stops it.
+	o := dial(t, ctx, ts, g.Game.ID, "")
+	c.Close(websocket.StatusNormalClosure, "closed the tab")
+	waitStopped(g.Game.ID)
+	o.Close(websocket.StatusNormalClosure, "")
+
+	never := postGame(t, ts, NewGameRequest{Models: []string{"random"}, PersonSeat: seatPtr(2), Seed: seeded(5)})
+	waitStopped(never.Game.ID)
+	if _, err := s.Start(NewGameRequest{Models: []string{"random"}}); err != nil {
+		t.Errorf("a new game after the abandoned ones: %v", err)
+	}
+}
+
+// TestPersonTimeoutNegativeWaits: with a negative PersonTimeout a
+// question to an absent person starts no timer and waits for as long as
+// the game runs; with a positive one it starts one.
+func TestPersonTimeoutNegativeWaits(t *testing.T) {
+	for _, timeout := range []time.Duration{-1, time.Hour} {
+		s, ts := newTestServer(t, Config{PersonTimeout: timeout})
+		g := postGame(t, ts, NewGameRequest{Models: []string{"random"}, PersonSeat: seatPtr(0), Seed: seeded(6)})
+		gv, err := s.lookup(g.Game.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			gv.mu.Lock()
+			asked, timer, status := gv.question != nil, gv.absence != nil, gv.status
+			gv.mu.Unlock()
+			if asked {
+				if status != StatusRunning || timer != (timeout > 0) {
+					t.Errorf("PersonTimeout %v: %s, timer %v", timeout, status, timer)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("PersonTimeout %v: no question to the person", timeout)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}

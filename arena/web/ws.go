@@ -56,6 +56,10 @@ func (s *Server) handleSocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.SetReadLimit(int64(s.cfg.MaxMessageBytes))
+	if v.seat >= 0 {
+		g.personJoined()
+		defer g.personGone()
+	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	defer cancel()
 	conn := &connection{c: c, timeout: s.cfg.WriteTimeout}

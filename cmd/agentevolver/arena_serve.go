@@ -48,6 +48,7 @@ func runArenaServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	temperature := fs.Float64("temperature", 0.7, "sampling temperature of endpoint models")
 	maxTokens := fs.Int("max-tokens", 2048, "completion bound of endpoint models")
 	concurrency := fs.Int("concurrency", 8, "requests in flight per endpoint model")
+	personTimeout := fs.Duration("person-timeout", web.DefaultPersonTimeout, "how long a person's question waits with their page closed before the game stops (negative: for ever)")
 	verbose := fs.Bool("v", false, "log games and connections to stderr")
 	fs.Usage = func() { fmt.Fprint(stderr, arenaServeUsage); fs.PrintDefaults() }
 	if err := parseFlags(fs, args); err != nil {
@@ -55,6 +56,9 @@ func runArenaServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if *maxGames <= 0 {
 		return errors.New("--max-games must be positive")
+	}
+	if *personTimeout == 0 {
+		return errors.New("--person-timeout must not be 0 (negative waits for ever)")
 	}
 	level := slog.LevelWarn
 	if *verbose {
@@ -73,6 +77,7 @@ func runArenaServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		Models:         entrants,
 		Game:           avalon.Config{Chat: llm.ChatOptions{Temperature: llm.Float(*temperature), MaxTokens: *maxTokens}},
 		MaxGames:       *maxGames,
+		PersonTimeout:  *personTimeout,
 		OriginPatterns: origins,
 		Logger:         logger,
 	})

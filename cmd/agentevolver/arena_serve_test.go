@@ -60,6 +60,7 @@ func TestArenaServe(t *testing.T) {
 	for _, bad := range [][]string{
 		{"arena", "serve", "--model", "x=alien"},
 		{"arena", "serve", "--max-games", "0"},
+		{"arena", "serve", "--person-timeout", "0s"},
 		{"arena", "serve", "--allow-origin", "[", "--addr", "127.0.0.1:0"},
 		{"arena", "serve", "extra"},
 	} {
