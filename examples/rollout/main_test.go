@@ -56,6 +56,40 @@ func expertFirstStep(t *testing.T, cfg toolworld.Config, taskID string) (action,
 	return call.String(), res.State[0].Content
 }
 
+// TestPerCallContext: with --context per_call each call's prompt is the
+// initial system messages and the last observation, nothing of earlier
+// turns, and the transcript still shows the whole episode.
+func TestPerCallContext(t *testing.T) {
+	action, obs := expertFirstStep(t, toolworld.Config{}, "tw-val-0000")
+	var mu sync.Mutex
+	var prompts [][]agentevolver.Message
+	srv := startChatServer(t, func(_ context.Context, msgs []agentevolver.Message) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		prompts = append(prompts, msgs)
+		if len(prompts) == 1 {
+			return "```tool\n" + action + "\n```", nil
+		}
+		return "```tool\ntask.finish\n```", nil
+	})
+	stdout, stderr, err := runArgs(context.Background(), t, "--base-url", srv.baseURL(), "--model", testModel,
+		"--retries", "0", "--attempts", "1", "--tasks", "1", "--context", "per_call", "--max-steps", "2")
+	if err != nil {
+		t.Fatalf("run: %v\nstderr:\n%s", err, stderr)
+	}
+	if len(prompts) != 2 {
+		t.Fatalf("%d calls, want 2", len(prompts))
+	}
+	first, second := prompts[0], prompts[1]
+	if len(second) != 2 || second[0].Role != agentevolver.RoleSystem || second[0].Content != first[0].Content ||
+		second[1].Role != agentevolver.RoleUser || second[1].Content != obs {
+		t.Errorf("second prompt %+v, want the system message and the observation %q", second, obs)
+	}
+	if !strings.Contains(stdout, "[assistant, turn 2]") || !strings.Contains(stdout, obs) {
+		t.Errorf("transcript lacks the second turn or the observation:\n%s", stdout)
+	}
+}
+
 // TestExpertEpisodes runs complete episodes against a server that answers
 // with the expert's actions: every episode scores 1 and its transcript
 // shows the task, the actions and the observations.

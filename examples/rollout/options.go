@@ -85,7 +85,7 @@ const (
 	minWidth              = 40
 )
 
-var strategies = []string{contextmgr.StrategyLinear, contextmgr.StrategyLinearThink, contextmgr.StrategyMemory, contextmgr.StrategySelfClip}
+var strategies = []string{contextmgr.StrategyLinear, contextmgr.StrategyLinearThink, contextmgr.StrategyMemory, contextmgr.StrategySelfClip, contextmgr.StrategyPerCall}
 
 // parseOptions parses the command line. Help goes to stderr and returns
 // flag.ErrHelp.
