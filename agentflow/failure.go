@@ -7,6 +7,7 @@ import (
 
 	"github.com/org/agentevolver/envclient"
 	"github.com/org/agentevolver/envservice"
+	"github.com/org/agentevolver/llm"
 )
 
 // FailureCause classifies a failed episode. An episode fails when its
@@ -33,6 +34,10 @@ const (
 	FailScore FailureCause = "non_finite_score"
 	// FailPolicy: the policy could not answer.
 	FailPolicy FailureCause = "policy"
+	// FailStaleAdapter: the policy's reply came from another model than
+	// the current one (llm.ErrStaleModel: a rollout server that lost or
+	// never loaded the adapter just published).
+	FailStaleAdapter FailureCause = "stale_adapter"
 )
 
 // ErrPromptTooLong reports an episode whose initial prompt alone leaves no
@@ -133,13 +138,16 @@ func guard[T any](op string, f func() (T, error)) (v T, err error) {
 // environment will repeat (a step, scoring or initial-state fault, a panic)
 // are not retried; outages (unavailable, too many instances) and other
 // create failures are. A policy failure is not retried either: the llm
-// clients retry their own transient errors.
+// clients retry their own transient errors. A reply from a stale model is:
+// the fleet has taken that server out of its rotation, so another attempt
+// samples from a server that holds the current adapter.
 func retriable(err error) bool {
 	switch {
 	case permanent(err), errors.Is(err, ErrPromptTooLong), isPanic(err),
 		errors.Is(err, envclient.ErrBadRequest), errors.Is(err, envclient.ErrInstanceNotFound):
 		return false
-	case errors.Is(err, envclient.ErrUnavailable), errors.Is(err, envclient.ErrTooManyInstances):
+	case errors.Is(err, envclient.ErrUnavailable), errors.Is(err, envclient.ErrTooManyInstances),
+		errors.Is(err, llm.ErrStaleModel):
 		return true
 	}
 	switch CauseOf(err) {

@@ -278,7 +278,11 @@ func (f *Flow) loop(ctx context.Context, cm contextmgr.ContextManager, instanceI
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return fail(FailPolicy, step, fmt.Errorf("policy: %w", err))
+			cause := FailPolicy
+			if errors.Is(err, llm.ErrStaleModel) {
+				cause = FailStaleAdapter
+			}
+			return fail(cause, step, fmt.Errorf("policy: %w", err))
 		}
 		if err := cm.RecordLLM(ctx, prompt, out); err != nil {
 			return err

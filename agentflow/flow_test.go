@@ -183,6 +183,11 @@ func TestRunEnvironmentFailures(t *testing.T) {
 		{"policy error", func(_ *counterEnv, f *agentflow.Flow) {
 			f.Policy = policyFunc(func(context.Context, []agentevolver.Message) (string, error) { return "", errPolicyDown })
 		}, agentflow.FailPolicy, 0, "policy down", false},
+		{"reply from a stale adapter", func(_ *counterEnv, f *agentflow.Flow) {
+			f.Policy = policyFunc(func(context.Context, []agentevolver.Message) (string, error) {
+				return "", fmt.Errorf("server 2 answered with step-3: %w", llm.ErrStaleModel)
+			})
+		}, agentflow.FailStaleAdapter, 0, "step-3", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -65,7 +65,7 @@ var (
 )
 
 // StaleAdapterError is a reply whose model field is not the adapter the
-// request named. It unwraps to ErrStaleAdapter.
+// request named. It matches ErrStaleAdapter and llm.ErrStaleModel.
 type StaleAdapterError struct {
 	// Server is the base URL of the server that answered.
 	Server string
@@ -78,8 +78,8 @@ func (e *StaleAdapterError) Error() string {
 	return fmt.Sprintf("fleet: %s answered with model %q, the request asked for %q", e.Server, e.Got, e.Want)
 }
 
-// Unwrap returns ErrStaleAdapter.
-func (e *StaleAdapterError) Unwrap() error { return ErrStaleAdapter }
+// Unwrap returns ErrStaleAdapter and llm.ErrStaleModel.
+func (e *StaleAdapterError) Unwrap() []error { return []error{ErrStaleAdapter, llm.ErrStaleModel} }
 
 // StatusError is an HTTP error status from a server.
 type StatusError struct {

@@ -278,7 +278,7 @@ func TestStaleAdapterIsAnError(t *testing.T) {
 	a.staleAs = "step-1"
 	_, err := f.Chat(context.Background(), hello, llm.ChatOptions{})
 	var stale *StaleAdapterError
-	if !errors.Is(err, ErrStaleAdapter) || !errors.As(err, &stale) || stale.Want != "step-2" || stale.Got != "step-1" {
+	if !errors.Is(err, ErrStaleAdapter) || !errors.Is(err, llm.ErrStaleModel) || !errors.As(err, &stale) || stale.Want != "step-2" || stale.Got != "step-1" {
 		t.Fatalf("err = %v, want a stale adapter error", err)
 	}
 	if st := f.Stats(); st.Stale != 1 || st.InRotation != 0 {
