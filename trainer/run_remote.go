@@ -134,7 +134,11 @@ func (r *run) newRemotePolicy() (*remotePolicy, error) {
 		RequestTimeout: rc.RequestTimeout,
 		RetryMin:       rc.RetryMin,
 		RetryMax:       rc.RetryMax,
-		Logger:         r.log,
+		// Adapters are named <experiment>-step_NNNNNN-<session>-<attempt>:
+		// those a crashed earlier session of this run left on the servers
+		// are unloaded as the fleet first reaches them.
+		OwnedPrefix: r.cfg.Trainer.ExperimentName + "-step_",
+		Logger:      r.log,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: rollout.remote: %w", ErrConfig, err)

@@ -32,7 +32,10 @@
 // --enable-lora), makes it the model of the following requests and
 // unloads the previous one (POST /unload_lora_adapter). The path must be
 // readable by the servers (a shared file system). Publish must not run
-// while requests that should see the previous adapter are in flight.
+// while requests that should see the previous adapter are in flight. With
+// Config.OwnedPrefix, the adapters of that prefix that an earlier process
+// left on a server (it crashed before unloading them) are unloaded when
+// the fleet first reaches the server; the trainer uses the run's name.
 //
 // Base URLs are API roots as vLLM prints them ("http://host:8000/v1");
 // every endpoint above is relative to them.

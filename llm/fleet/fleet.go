@@ -133,6 +133,15 @@ type Config struct {
 	// server out of the rotation; 0 means DefaultRetryMin and
 	// DefaultRetryMax.
 	RetryMin, RetryMax time.Duration
+	// OwnedPrefix names the adapters that belong to this fleet's user,
+	// including those of an earlier process that ended before it could
+	// unload them (a crashed or killed run, resumed): the first time
+	// Publish reaches a server, and whenever a server rejoins, every
+	// adapter it holds whose name starts with OwnedPrefix, other than the
+	// current and the new one, is unloaded. Empty: only the adapters this
+	// Fleet published are. Two processes sharing servers must not share a
+	// prefix.
+	OwnedPrefix string
 	// ExtraBody holds vendor fields added to every chat request body; a
 	// key equal to a field this package sets replaces it.
 	ExtraBody map[string]any
@@ -166,6 +175,7 @@ type server struct {
 	inflight int
 	up       bool
 	loaded   string // the adapter it holds, as far as the fleet knows
+	swept    bool   // its owned adapters from before this fleet were unloaded
 	probing  bool
 	retryAt  time.Time
 	backoff  time.Duration
@@ -419,16 +429,16 @@ func (f *Fleet) dueServer(now time.Time) *server {
 func (f *Fleet) probeLocked(ctx context.Context, s *server) error {
 	s.probing = true
 	adapter, path := f.adapter, f.path
-	stale := f.staleNames(adapter)
+	drop := f.dropper(f.staleNames(adapter), adapter)
 	f.mu.Unlock()
-	err := f.probe(ctx, s, adapter, path, stale)
+	err := f.probe(ctx, s, adapter, path, drop)
 	f.mu.Lock()
 	s.probing = false
 	if ctx.Err() != nil {
 		return fmt.Errorf("fleet: %w", ctx.Err())
 	}
 	if err == nil && adapter == f.adapter {
-		s.up, s.loaded, s.backoff, s.lastErr = true, adapter, 0, nil
+		s.up, s.loaded, s.backoff, s.lastErr, s.swept = true, adapter, 0, nil, true
 		f.stats.Rejoins++
 		f.log.Info("fleet: server back in the rotation", "server", s.base, "adapter", adapter)
 		return nil
@@ -456,10 +466,22 @@ func (f *Fleet) staleNames(current string) []string {
 // maxRemembered bounds the published adapters a fleet remembers to prune.
 const maxRemembered = 16
 
+// dropper returns which of a server's adapters to unload: the stale names
+// and, with Config.OwnedPrefix, every owned adapter but those kept.
+func (f *Fleet) dropper(stale []string, keep ...string) func(id string) bool {
+	prefix := f.cfg.OwnedPrefix
+	return func(id string) bool {
+		if id == f.cfg.Model || slices.Contains(keep, id) {
+			return false
+		}
+		return slices.Contains(stale, id) || (prefix != "" && strings.HasPrefix(id, prefix))
+	}
+}
+
 // probe checks that s answers GET /models and holds adapter (loading it
-// from path when it does not); it unloads the listed stale adapters it
-// still holds, best effort.
-func (f *Fleet) probe(ctx context.Context, s *server, adapter, path string, stale []string) error {
+// from path when it does not); it unloads the adapters it holds that drop
+// names, best effort.
+func (f *Fleet) probe(ctx context.Context, s *server, adapter, path string, drop func(id string) bool) error {
 	ids, err := f.models(ctx, s)
 	if err != nil {
 		return err
@@ -469,9 +491,9 @@ func (f *Fleet) probe(ctx context.Context, s *server, adapter, path string, stal
 			return err
 		}
 	}
-	for _, name := range stale {
-		if slices.Contains(ids, name) {
-			f.unload(ctx, s, name)
+	for _, id := range ids {
+		if id != adapter && drop(id) {
+			f.unload(ctx, s, id)
 		}
 	}
 	return nil
@@ -524,11 +546,15 @@ func (f *Fleet) Publish(ctx context.Context, name, path string) error {
 	}
 	prev := f.adapter
 	// A server that rejoins here may have missed several publishes: it
-	// drops whatever earlier adapter it still holds, prev included.
-	stale := f.staleNames(name)
+	// drops whatever earlier adapter it still holds, prev included. One
+	// in the rotation reached for the first time drops the owned
+	// adapters of earlier processes, but not prev, which it serves until
+	// the new adapter is published.
+	rejoinDrop := f.dropper(f.staleNames(name), name)
+	firstDrop := f.dropper(nil, name, prev)
 	now := time.Now()
 	var targets []*server
-	rejoining := map[*server]bool{}
+	rejoining, sweeping := map[*server]bool{}, map[*server]bool{}
 	for _, s := range f.servers {
 		if s.probing || (!s.up && now.Before(s.retryAt)) {
 			continue // down and not due: it loads the adapter when it rejoins
@@ -536,6 +562,7 @@ func (f *Fleet) Publish(ctx context.Context, name, path string) error {
 		s.probing = true // no request or health check uses it meanwhile
 		targets = append(targets, s)
 		rejoining[s] = !s.up
+		sweeping[s] = s.up && !s.swept && f.cfg.OwnedPrefix != ""
 	}
 	f.mu.Unlock()
 
@@ -543,11 +570,14 @@ func (f *Fleet) Publish(ctx context.Context, name, path string) error {
 	var wg sync.WaitGroup
 	for i, s := range targets {
 		wg.Go(func() {
-			if rejoining[s] {
-				errs[i] = f.probe(ctx, s, name, path, stale) // health check, load, prune
-				return
+			switch {
+			case rejoining[s]:
+				errs[i] = f.probe(ctx, s, name, path, rejoinDrop) // health check, load, prune
+			case sweeping[s]:
+				errs[i] = f.probe(ctx, s, name, path, firstDrop) // list, load, sweep
+			default:
+				errs[i] = f.load(ctx, s, name, path)
 			}
-			errs[i] = f.load(ctx, s, name, path)
 		})
 	}
 	wg.Wait()
@@ -565,7 +595,7 @@ func (f *Fleet) Publish(ctx context.Context, name, path string) error {
 		if !s.up {
 			f.stats.Rejoins++
 		}
-		s.up, s.loaded, s.backoff, s.lastErr = true, name, 0, nil
+		s.up, s.loaded, s.backoff, s.lastErr, s.swept = true, name, 0, nil, s.swept || rejoining[s] || sweeping[s]
 		loaded = append(loaded, s)
 	}
 	if ctx.Err() != nil || len(loaded) == 0 {

@@ -431,6 +431,37 @@ func TestPublishRejoiningServerPrunes(t *testing.T) {
 	}
 }
 
+// TestPublishSweepsOwnedLeftovers: adapters an earlier process left on a
+// server (it crashed before unloading them) are unloaded by the first
+// publish when their names have Config.OwnedPrefix; others' adapters stay,
+// and without a prefix nothing but the fleet's own is unloaded.
+func TestPublishSweepsOwnedLeftovers(t *testing.T) {
+	ctx := context.Background()
+	for _, prefix := range []string{"exp-step_", ""} {
+		a := newFakeServer(t)
+		a.adapters = []string{"exp-step_000003-dead-1", "other-step_000001-cafe-1", "exp-step_000002-dead-1"}
+		f := newTestFleet(t, Config{OwnedPrefix: prefix}, a)
+		if err := f.Publish(ctx, "exp-step_000004-beef-1", "/adapters/4"); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Publish(ctx, "exp-step_000005-beef-2", "/adapters/5"); err != nil {
+			t.Fatal(err)
+		}
+		a.mu.Lock()
+		held, unloaded := slices.Clone(a.adapters), slices.Clone(a.unloads)
+		a.mu.Unlock()
+		want, wantUnloads := []string{"other-step_000001-cafe-1", "exp-step_000005-beef-2"},
+			[]string{"exp-step_000003-dead-1", "exp-step_000002-dead-1", "exp-step_000004-beef-1"}
+		if prefix == "" {
+			want = []string{"exp-step_000003-dead-1", "other-step_000001-cafe-1", "exp-step_000002-dead-1", "exp-step_000005-beef-2"}
+			wantUnloads = []string{"exp-step_000004-beef-1"}
+		}
+		if !slices.Equal(held, want) || !slices.Equal(unloaded, wantUnloads) {
+			t.Errorf("prefix %q: server holds %v, unloaded %v; want %v, %v", prefix, held, unloaded, want, wantUnloads)
+		}
+	}
+}
+
 func TestNewRejects(t *testing.T) {
 	for _, cfg := range []Config{
 		{},
