@@ -2,7 +2,6 @@ package model
 
 import (
 	"fmt"
-	"github.com/org/agentevolver/internal/parallel"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -13,6 +12,8 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/org/agentevolver/internal/parallel"
 )
 
 // PolicyStats are a Policy's cumulative generation counters.
