@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/org/agentevolver/internal/parallel"
 	"math"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/internal/parallel"
 	"github.com/org/agentevolver/llm"
 )
 
