@@ -187,15 +187,18 @@ func (g *game) watchAbsenceLocked() {
 	if g.personTimeout < 0 || g.personConns > 0 || g.question == nil || g.absence != nil || g.status != StatusRunning {
 		return
 	}
-	g.absence = time.AfterFunc(g.personTimeout, func() {
+	var t *time.Timer
+	t = time.AfterFunc(g.personTimeout, func() {
 		g.mu.Lock()
 		defer g.mu.Unlock()
-		// The timer may have fired just as a connection opened.
-		if g.absence != nil && g.personConns == 0 && g.question != nil {
+		// A timer stopped just as it fired must not count: a connection
+		// opened meanwhile, and a later absence has a timer of its own.
+		if g.absence == t && g.personConns == 0 && g.question != nil {
 			g.absence = nil
 			close(g.left)
 		}
 	})
+	g.absence = t // before t's function can run: the caller holds g.mu
 }
 
 func (g *game) stopAbsenceLocked() {
