@@ -93,6 +93,17 @@ func stepFailure(step int, err error) *EpisodeError {
 	return fail(FailStep, step, err)
 }
 
+// policyFailure classifies a policy that could not answer: a reply from a
+// stale model (llm.ErrStaleModel) is a stale adapter, anything else a
+// policy failure.
+func policyFailure(step int, err error) *EpisodeError {
+	err = fmt.Errorf("policy: %w", err)
+	if errors.Is(err, llm.ErrStaleModel) {
+		return fail(FailStaleAdapter, step, err)
+	}
+	return fail(FailPolicy, step, err)
+}
+
 // isPanic reports a panic recovered by the Flow (*PanicError) or by an
 // envservice.Manager (*envservice.PanicError).
 func isPanic(err error) bool {

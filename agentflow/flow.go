@@ -278,11 +278,7 @@ func (f *Flow) loop(ctx context.Context, cm contextmgr.ContextManager, instanceI
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			cause := FailPolicy
-			if errors.Is(err, llm.ErrStaleModel) {
-				cause = FailStaleAdapter
-			}
-			return fail(cause, step, fmt.Errorf("policy: %w", err))
+			return policyFailure(step, err)
 		}
 		if err := cm.RecordLLM(ctx, prompt, out); err != nil {
 			return err
