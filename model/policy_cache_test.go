@@ -283,6 +283,48 @@ func TestPolicyContinuousBatching(t *testing.T) {
 	}
 }
 
+// TestPolicyHoldsAdmissionBriefly starts enough long requests to keep the
+// batch busy, then one short request: it is held back for admitMaxHold
+// decode steps in case others arrive to share its prefill, then admitted,
+// long before the long requests end; and no output changes.
+func TestPolicyHoldsAdmissionBriefly(t *testing.T) {
+	p := newTestPolicy(t, PolicyOptions{StopTokens: []int{-1}})
+	greedy := llm.Float(0)
+	short := []agentevolver.Message{{Role: agentevolver.RoleUser, Content: "Say hi."}}
+	alone, err := p.Chat(context.Background(), short, llm.ChatOptions{MaxTokens: 3, Temperature: greedy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := p.Stats().DecodeSteps
+	var wg sync.WaitGroup
+	for i := range admitHoldRows {
+		long := []agentevolver.Message{{Role: agentevolver.RoleUser, Content: fmt.Sprintf("Tell story %d.", i)}}
+		wg.Go(func() {
+			if _, err := p.Chat(context.Background(), long, llm.ChatOptions{MaxTokens: 200, Temperature: greedy}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	for p.Stats().DecodeSteps < start+5 || p.engineActive() < admitHoldRows {
+		time.Sleep(100 * time.Microsecond)
+	}
+	submitted := p.Stats().DecodeSteps
+	got, err := p.Chat(context.Background(), short, llm.ChatOptions{MaxTokens: 3, Temperature: greedy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Admitted at least admitMaxHold steps after it was queued; its other
+	// two tokens take two more steps.
+	took := p.Stats().DecodeSteps - submitted
+	if took < admitMaxHold+2 || took > admitMaxHold+60 {
+		t.Errorf("the short request returned %d decode steps after it was sent; want it held %d steps, not until the long ones end", took, admitMaxHold)
+	}
+	if !slices.Equal(got.TokenIDs, alone.TokenIDs) {
+		t.Errorf("held request: %v, alone %v", got.TokenIDs, alone.TokenIDs)
+	}
+	wg.Wait()
+}
+
 // TestPolicyCancelRunning cancels a request while it decodes in the
 // running batch: it ends with the context's error, and a request running
 // beside it is unaffected.
