@@ -104,7 +104,7 @@ func TestExecFloat32BinaryInPlace(t *testing.T) {
 
 // TestSplitElementwise checks that large elementwise ops, which splitRange spreads over the
 // backend's workers, give the same bits as one pass: binary ops against upstream's generic code,
-// and Exp and Logistic against the single-goroutine kernels.
+// Exp and Logistic against the single-goroutine kernels, Cos and Sin against a plain loop.
 func TestSplitElementwise(t *testing.T) {
 	const n = 5*splitMinElements + 37 // ragged last chunk
 	s := shapes.Make(dtypes.Float32, n)
@@ -136,7 +136,8 @@ func TestSplitElementwise(t *testing.T) {
 		name   string
 		kernel func(dst, src []float32) int
 		op     func(x *graph.Node) *graph.Node
-	}{{"exp", vecmath.Exp, graph.Exp}, {"logistic", vecmath.Sigmoid, graph.Logistic}}
+	}{{"exp", vecmath.Exp, graph.Exp}, {"logistic", vecmath.Sigmoid, graph.Logistic},
+		{"cos", scalarMath(math.Cos), graph.Cos}, {"sin", scalarMath(math.Sin), graph.Sin}}
 	for _, u := range unary {
 		want := make([]float32, n)
 		u.kernel(want, a)
@@ -147,6 +148,16 @@ func TestSplitElementwise(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("%s: split result differs", u.name)
 		}
+	}
+}
+
+// scalarMath applies f to each element in float64, as upstream's Cos and Sin do.
+func scalarMath(f func(float64) float64) func(dst, src []float32) int {
+	return func(dst, src []float32) int {
+		for i, x := range src {
+			dst[i] = float32(f(float64(x)))
+		}
+		return len(src)
 	}
 }
 

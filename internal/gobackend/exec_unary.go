@@ -623,9 +623,11 @@ func execCos(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool)
 	input, output := unaryOperandAndOutput(backend, inputs, inputsOwned)
 	switch input.shape.DType {
 	case dtypes.Float32:
-		execCosGeneric[float32](input.flat.([]float32), output.flat.([]float32))
+		in, out := input.flat.([]float32), output.flat.([]float32)
+		splitRangeFrom(backend, len(out), splitMinScalarMath, func(lo, hi int) { execCosGeneric(in[lo:hi], out[lo:hi]) })
 	case dtypes.Float64:
-		execCosGeneric[float64](input.flat.([]float64), output.flat.([]float64))
+		in, out := input.flat.([]float64), output.flat.([]float64)
+		splitRangeFrom(backend, len(out), splitMinScalarMath, func(lo, hi int) { execCosGeneric(in[lo:hi], out[lo:hi]) })
 	case dtypes.BFloat16:
 		execCosBF16(input.flat.([]bfloat16.BFloat16), output.flat.([]bfloat16.BFloat16))
 	default:
@@ -651,9 +653,11 @@ func execSin(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool)
 	input, output := unaryOperandAndOutput(backend, inputs, inputsOwned)
 	switch input.shape.DType {
 	case dtypes.Float32:
-		execSinGeneric[float32](input.flat.([]float32), output.flat.([]float32))
+		in, out := input.flat.([]float32), output.flat.([]float32)
+		splitRangeFrom(backend, len(out), splitMinScalarMath, func(lo, hi int) { execSinGeneric(in[lo:hi], out[lo:hi]) })
 	case dtypes.Float64:
-		execSinGeneric[float64](input.flat.([]float64), output.flat.([]float64))
+		in, out := input.flat.([]float64), output.flat.([]float64)
+		splitRangeFrom(backend, len(out), splitMinScalarMath, func(lo, hi int) { execSinGeneric(in[lo:hi], out[lo:hi]) })
 	case dtypes.BFloat16:
 		execSinBF16(input.flat.([]bfloat16.BFloat16), output.flat.([]bfloat16.BFloat16))
 	default:

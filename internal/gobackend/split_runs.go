@@ -17,7 +17,18 @@ const splitAlign = 64
 // on the backend's team. Elementwise ops compute each element on its own, so a
 // split changes no result.
 func splitRange(backend *Backend, n int, fn func(lo, hi int)) {
-	workers := min(gemmWorkers(backend), n/splitMinElements)
+	splitRangeFrom(backend, n, splitMinElements, fn)
+}
+
+// splitMinScalarMath is splitMinElements for ops that call a scalar math
+// function per element (Cos and Sin, about 25 ns an element): a decode
+// step's rotary tables, 512 elements, took 12.6 µs on one goroutine.
+const splitMinScalarMath = 256
+
+// splitRangeFrom is splitRange giving each goroutine at least minPer
+// elements.
+func splitRangeFrom(backend *Backend, n, minPer int, fn func(lo, hi int)) {
+	workers := min(gemmWorkers(backend), n/minPer)
 	if workers <= 1 {
 		fn(0, n)
 		return
