@@ -156,27 +156,6 @@ func multiplySwapped(p *Params) error {
 	return pl.run()
 }
 
-// transposeBlockRows is how many source rows transposeBlock reads side by
-// side: 64 rows of a 32-column product are 8 KiB, which stay in L1 while
-// each of them is read once per column.
-const transposeBlockRows = 64
-
-// transposeBlock writes dst[c, r] = src[r, c] for r in [r0, r1) and c in
-// [c0, c1), src being [n, m] and dst [m, n] (both dense). It walks the
-// source in blocks of transposeBlockRows rows, so the destination is
-// written contiguously while the rows read stay in cache.
-func transposeBlock(dst, src []float32, m, n, r0, r1, c0, c1 int) {
-	for rb := r0; rb < r1; rb += transposeBlockRows {
-		re := min(rb+transposeBlockRows, r1)
-		for c := c0; c < c1; c++ {
-			d := dst[c*n+rb : c*n+re]
-			for i := range d {
-				d[i] = src[(rb+i)*m+c]
-			}
-		}
-	}
-}
-
 // mustKernels is kernelsFor for an ISA already validated by Multiply.
 func mustKernels(isa ISA) *kernelSet {
 	ks, err := kernelsFor(isa)

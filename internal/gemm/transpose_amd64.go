@@ -1,0 +1,26 @@
+//go:build amd64 && !purego
+
+package gemm
+
+// transpose8x8Blocks is in transpose_amd64.s. Callers check the bounds.
+//
+//go:noescape
+func transpose8x8Blocks(dst *float32, ldd int, src *float32, lds int, rowBlocks, colBlocks int)
+
+// transposeBlocks8 transposes the whole 8x8 blocks of rows [r0, r0+8*rb)
+// and columns [c0, c0+8*cb) of src ([n, m], row-major) into dst ([m, n])
+// by AVX shuffles, and reports whether it did (AVX2 machines only; it is
+// a copy, so the bits are the scalar loop's).
+func transposeBlocks8(dst, src []float32, m, n, r0, rb, c0, cb int) bool {
+	if !hasAVX2 {
+		return false
+	}
+	if rb == 0 || cb == 0 {
+		return true
+	}
+	r1, c1 := r0+8*rb, c0+8*cb
+	_ = src[(r1-1)*m+c1-1]
+	_ = dst[(c1-1)*n+r1-1]
+	transpose8x8Blocks(&dst[c0*n+r0], n, &src[r0*m+c0], m, rb, cb)
+	return true
+}
