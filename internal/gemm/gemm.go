@@ -77,8 +77,12 @@ const (
 	// 2048x768x256 249 vs 218, 1024x4096x256 284 vs 272).
 	directAMaxN = 256
 	// swapMaxM is the most rows for which a product with B transposed is
-	// computed swapped (multiplySwapped).
-	swapMaxM = 64
+	// computed swapped (multiplySwapped). Since its transpose runs in AVX
+	// blocks, swapping pays up to a few hundred rows (team of two, µs,
+	// swapped vs packed, AVX-512 / AVX2): 128x384x128 64 vs 88 / 84 vs
+	// 100, 256x384x128 119 vs 132 / 161 vs 171; 512x833x128 ran 8-12%
+	// slower swapped.
+	swapMaxM = 256
 	// streamMaxMR is the most rows for which B's rows are streamed (see
 	// streamColumns); it matches gen_kernels.go's. streamSteps is how many
 	// steps (rows of B) one stream pass reads side by side. Decode's
@@ -123,9 +127,10 @@ func Multiply(p *Params) (err error) {
 			err = fmt.Errorf("gemm: %v", r)
 		}
 	}()
-	// With B transposed, swapping pays for few rows (the swapped product
-	// reads its A, our B, in place): 32x768x256 runs at 53 GFLOP/s swapped
-	// and 35 packed, 64 rows at 59 and 44, 96 rows equal (AVX2).
+	// With B transposed, swapping pays for all but many rows (the swapped
+	// product reads its A, our B, in place, where the packed one packs B):
+	// 32x768x256 ran at 53 GFLOP/s swapped and 35 packed, 64 rows at 59
+	// and 44 (AVX2), before the transpose was vectorised (swapMaxM).
 	if p.M <= swapMaxM && p.N > p.M && p.BRowStride == 1 && p.BColStride != 1 {
 		return multiplySwapped(p)
 	}

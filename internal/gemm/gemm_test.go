@@ -286,6 +286,11 @@ func BenchmarkMultiply(b *testing.B) {
 		{"prefill_rows128_128x384x128", 1, 128, 384, 128, colMajor},
 		{"prefill_rows128_128x128x128", 1, 128, 128, 128, colMajor},
 		{"prefill_rows256_256x384x128", 1, 256, 384, 128, colMajor},
+		{"prefill_rows256_256x128x384", 1, 256, 128, 384, colMajor},
+		{"prefill_rows512_512x384x128", 1, 512, 384, 128, colMajor},
+		{"prefill_rows512_512x833x128", 1, 512, 833, 128, colMajor},
+		{"head_rows256_256x833x128", 1, 256, 833, 128, colMajor},
+		{"head_rows128_128x833x128", 1, 128, 833, 128, colMajor},
 		{"decode_scores_keys_by_token_64x2x512x32", 64, 2, 512, 32, colMajor},
 		{"decode_scores_keys_by_dim_64x2x512x32", 64, 2, 512, 32, rowMajor},
 		{"decode_values_by_dim_64x2x32x512", 64, 2, 32, 512, colMajor},
@@ -448,6 +453,41 @@ func TestStreamRowsMatchPanels(t *testing.T) {
 						if !slices.Equal(got, want) {
 							t.Fatalf("%s B=%s %dx%dx%d: batch %d row %d differs from the panel kernels'", isa, lb, m, n, k, b, i)
 						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSwappedRowsMatchPacked checks that products with B stored transposed
+// and at most swapMaxM rows, computed swapped (multiplySwapped), give bit
+// for bit the rows the packed path gives when more rows make the same
+// product ineligible: a decode step's rows must equal the same rows
+// prefilled in a longer pass. Depths cover one and several kc blocks.
+func TestSwappedRowsMatchPacked(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, isa := range Supported() {
+		for _, s := range [][3]int{{1, 64, 32}, {7, 130, 17}, {32, 384, 128}, {30, 833, 128}, {33, 128, 384}, {swapMaxM, 200, 600}} {
+			m, n, k := s[0], s[1], s[2]
+			wide := makeParams(rng, 2, swapMaxM+1+m, n, k, rowMajor, colMajor)
+			wide.ISA = isa
+			if err := Multiply(wide); err != nil {
+				t.Fatal(err)
+			}
+			narrow := &Params{Batch: 2, M: m, N: n, K: k, ISA: isa,
+				A: wide.A, ABatchStride: wide.ABatchStride, ARowStride: wide.ARowStride, AColStride: 1,
+				B: wide.B, BBatchStride: wide.BBatchStride, BRowStride: 1, BColStride: wide.BColStride,
+				C: make([]float32, 2*m*n), MaxWorkers: 1 + rng.IntN(3)}
+			if err := Multiply(narrow); err != nil {
+				t.Fatal(err)
+			}
+			for b := range 2 {
+				for i := range m {
+					got := narrow.C[(b*m+i)*n : (b*m+i+1)*n]
+					want := wide.C[(b*wide.M+i)*n : (b*wide.M+i+1)*n]
+					if !slices.Equal(got, want) {
+						t.Fatalf("%s %dx%dx%d: batch %d row %d differs from the packed path's", isa, m, n, k, b, i)
 					}
 				}
 			}
