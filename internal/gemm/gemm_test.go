@@ -436,24 +436,8 @@ func TestStreamRowsMatchPanels(t *testing.T) {
 				if err := Multiply(wide); err != nil {
 					t.Fatal(err)
 				}
-				narrow := &Params{Batch: 3, M: m, N: n, K: k, ISA: isa,
-					A: wide.A, ABatchStride: wide.ABatchStride, ARowStride: wide.ARowStride, AColStride: 1,
-					B: wide.B, BBatchStride: wide.BBatchStride, BRowStride: wide.BRowStride, BColStride: 1,
-					C: make([]float32, 3*m*n), MaxWorkers: 1 + rng.IntN(3)}
-				for i := range narrow.C {
-					narrow.C[i] = 12345 // must be overwritten
-				}
-				if err := Multiply(narrow); err != nil {
-					t.Fatal(err)
-				}
-				for b := range 3 {
-					for i := range m {
-						got := narrow.C[(b*m+i)*n : (b*m+i+1)*n]
-						want := wide.C[(b*wide.M+i)*n : (b*wide.M+i+1)*n]
-						if !slices.Equal(got, want) {
-							t.Fatalf("%s B=%s %dx%dx%d: batch %d row %d differs from the panel kernels'", isa, lb, m, n, k, b, i)
-						}
-					}
+				if b, i, differ := firstRowsDiffer(t, rng, wide, m); differ {
+					t.Fatalf("%s B=%s %dx%dx%d: batch %d row %d differs from the panel kernels'", isa, lb, m, n, k, b, i)
 				}
 			}
 		}
@@ -475,22 +459,37 @@ func TestSwappedRowsMatchPacked(t *testing.T) {
 			if err := Multiply(wide); err != nil {
 				t.Fatal(err)
 			}
-			narrow := &Params{Batch: 2, M: m, N: n, K: k, ISA: isa,
-				A: wide.A, ABatchStride: wide.ABatchStride, ARowStride: wide.ARowStride, AColStride: 1,
-				B: wide.B, BBatchStride: wide.BBatchStride, BRowStride: 1, BColStride: wide.BColStride,
-				C: make([]float32, 2*m*n), MaxWorkers: 1 + rng.IntN(3)}
-			if err := Multiply(narrow); err != nil {
-				t.Fatal(err)
-			}
-			for b := range 2 {
-				for i := range m {
-					got := narrow.C[(b*m+i)*n : (b*m+i+1)*n]
-					want := wide.C[(b*wide.M+i)*n : (b*wide.M+i+1)*n]
-					if !slices.Equal(got, want) {
-						t.Fatalf("%s %dx%dx%d: batch %d row %d differs from the packed path's", isa, m, n, k, b, i)
-					}
-				}
+			if b, i, differ := firstRowsDiffer(t, rng, wide, m); differ {
+				t.Fatalf("%s %dx%dx%d: batch %d row %d differs from the packed path's", isa, m, n, k, b, i)
 			}
 		}
 	}
+}
+
+// firstRowsDiffer multiplies the first m rows of each of wide's batch items
+// again on their own (same operands and strides, a random worker count)
+// and reports the first batch item and row whose result is not bit for
+// bit wide's, which must have been computed already.
+func firstRowsDiffer(t *testing.T, rng *rand.Rand, wide *Params, m int) (b, i int, differ bool) {
+	t.Helper()
+	narrow := *wide
+	narrow.M, narrow.MaxWorkers = m, 1+rng.IntN(3)
+	narrow.C = make([]float32, wide.Batch*m*wide.N)
+	for j := range narrow.C {
+		narrow.C[j] = 12345 // must be overwritten
+	}
+	if err := Multiply(&narrow); err != nil {
+		t.Fatal(err)
+	}
+	n := wide.N
+	for b := range wide.Batch {
+		for i := range m {
+			got := narrow.C[(b*m+i)*n : (b*m+i+1)*n]
+			want := wide.C[(b*wide.M+i)*n : (b*wide.M+i+1)*n]
+			if !slices.Equal(got, want) {
+				return b, i, true
+			}
+		}
+	}
+	return 0, 0, false
 }
