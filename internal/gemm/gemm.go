@@ -214,10 +214,16 @@ type plan struct {
 
 	// Packed B shared by the tasks of one batch item; used only when a batch
 	// item is split into several tasks (else each task packs into its own
-	// scratch). sharedState is 0 until a task starts packing, 1 while it
-	// packs, 2 once the panel is ready.
-	sharedB     [][]float32
-	sharedState []atomic.Int32
+	// scratch). The tasks pack it together (sharedPacking), one kc block
+	// at a time, just before they need that block.
+	sharedB       [][]float32
+	sharedPacking []sharedPacking
+	// groupPanels is how many column panels one claim of shared packing
+	// covers; groups is how many such claims a kc block has.
+	groupPanels, groups int
+	// failed is set when a task panicked, so that tasks waiting for shared
+	// packing another one will never finish stop waiting.
+	failed atomic.Bool
 
 	// done, when set, is called by the goroutine of each task with the
 	// block of C it has just completed: batch item b, rows [i0, i1),
@@ -253,10 +259,32 @@ func newPlan(p *Params, ks *kernelSet) *plan {
 	pl.workers = min(workers, p.Batch*pl.rowChunks*pl.colChunks)
 
 	if !pl.noPack && pl.rowChunks*pl.colChunks > 1 {
+		// Only when Batch < workers, so a few items at most.
 		pl.sharedB = make([][]float32, p.Batch)
-		pl.sharedState = make([]atomic.Int32, p.Batch)
+		pl.sharedPacking = make([]sharedPacking, p.Batch)
+		panels := ceilDiv(p.N, pl.nr)
+		pl.groupPanels = max(1, panels/(sharedGroupsPerWorker*pl.workers))
+		pl.groups = ceilDiv(panels, pl.groupPanels)
+		blocks := ceilDiv(p.K, kc)
+		for b := range pl.sharedB {
+			pl.sharedB[b] = getFloats(pl.packedBLen())
+			pl.sharedPacking[b].done = make([]atomic.Int32, blocks)
+		}
 	}
 	return pl
+}
+
+// sharedGroupsPerWorker sets the grain of shared packing: each kc block is
+// claimed in about this many pieces per worker, enough that the workers
+// finish a block's packing together, few enough that claiming is cheap.
+const sharedGroupsPerWorker = 4
+
+// sharedPacking tracks one batch item's shared packing of B: pieces (a kc
+// block's group of column panels, numbered block by block) are claimed
+// from next, and done counts each block's packed pieces.
+type sharedPacking struct {
+	next atomic.Int64
+	done []atomic.Int32
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
@@ -275,6 +303,7 @@ func (pl *plan) run() error {
 			// A panic here is an internal error (a failed checkTile); report
 			// it instead of crashing the program from a goroutine.
 			if r := recover(); r != nil {
+				pl.failed.Store(true)
 				errOnce.Do(func() { firstErr = fmt.Errorf("gemm: %v", r) })
 			}
 		}()
@@ -321,35 +350,45 @@ func (pl *plan) packedBLen() int {
 	return pl.p.K * ceilDiv(pl.p.N, w) * w
 }
 
-// packedB returns batch item b's packed B, packing it on first use.
-func (pl *plan) packedB(s *scratch, b int) []float32 {
-	if pl.sharedB == nil {
-		s.b = growFloats(s.b, pl.packedBLen())
-		pl.packB(s.b, b)
-		return s.b
+// sharedBlock returns batch item b's shared packed B once its kc block blk
+// is packed: the calling task packs unclaimed pieces of the block (and at
+// most one of the next) before it waits for the pieces other tasks hold.
+// Packing all of B on one task while the others waited had cost a weight
+// gradient (K = 2048) a fifth of its time.
+func (pl *plan) sharedBlock(b, blk int) []float32 {
+	sp := &pl.sharedPacking[b]
+	total := int64(len(sp.done) * pl.groups)
+	for {
+		piece := sp.next.Add(1) - 1
+		if piece >= total {
+			break
+		}
+		pl.packPiece(pl.sharedB[b], b, int(piece))
+		sp.done[int(piece)/pl.groups].Add(1)
+		if piece >= int64((blk+1)*pl.groups)-1 {
+			break
+		}
 	}
-	state := &pl.sharedState[b]
-	if state.CompareAndSwap(0, 1) {
-		// Deferred, so that a panic while packing (recovered by run) does
-		// not leave the other tasks waiting forever.
-		defer state.Store(2)
-		buf := getFloats(pl.packedBLen())
-		pl.packB(buf, b)
-		pl.sharedB[b] = buf
-		return buf
-	}
-	// Another task is packing it right now, on another goroutine: a few
-	// microseconds. Waiting on a mutex instead would park this goroutine,
-	// and waking it costs more than the packing.
-	for i := 0; state.Load() != 2; i++ {
+	// The rest of the block is being packed on other goroutines right now:
+	// a few microseconds. Waiting on a mutex instead would park this
+	// goroutine, and waking it costs more than the packing.
+	for i := 0; sp.done[blk].Load() != int32(pl.groups); i++ {
 		if i%64 == 63 {
+			if pl.failed.Load() {
+				panic("packing B failed on another goroutine")
+			}
 			runtime.Gosched()
 		}
 	}
-	if pl.sharedB[b] == nil {
-		panic("packing B failed on another goroutine")
-	}
 	return pl.sharedB[b]
+}
+
+// packPiece packs one piece of batch item b's B into dst (laid out as
+// packB's): the column panels of group piece%groups in kc block
+// piece/groups.
+func (pl *plan) packPiece(dst []float32, b, piece int) {
+	j0 := (piece % pl.groups) * pl.groupPanels * pl.nr
+	pl.packPanels(dst, b, (piece/pl.groups)*kc, j0, min(pl.p.N, j0+pl.groupPanels*pl.nr))
 }
 
 // task computes C[b, i0:i1, j0:j1]; j0 is a multiple of nr.
@@ -363,10 +402,18 @@ func (pl *plan) task(s *scratch, b, i0, i1, j0, j1 int) {
 		pl.taskNoPack(s, b, i0, i1, j0, j1)
 		return
 	}
-	bp := pl.packedB(s, b)
+	var bp []float32
+	if pl.sharedB == nil {
+		s.b = growFloats(s.b, pl.packedBLen())
+		pl.packB(s.b, b)
+		bp = s.b
+	}
 	aBase := b * p.ABatchStride
 	for pc := 0; pc < p.K; pc += kc {
 		kcb := min(kc, p.K-pc)
+		if pl.sharedB != nil {
+			bp = pl.sharedBlock(b, pc/kc)
+		}
 		bBlock := pc * nPad // packed blocks before this one hold kc*nPad each
 		for ic := i0; ic < i1; ic += mc {
 			mcb := min(mc, i1-ic)
@@ -505,19 +552,25 @@ func (pl *plan) tile(s *scratch, mr, nv, ncols, k int, a []float32, aOff, lda in
 // nr columns (the last one narrower, rounded up to whole vectors), each
 // kcb rows of its width.
 func (pl *plan) packB(dst []float32, b int) {
+	for pc := 0; pc < pl.p.K; pc += kc {
+		pl.packPanels(dst, b, pc, 0, pl.p.N)
+	}
+}
+
+// packPanels packs the panels of columns [j0, j1) (j0 a multiple of nr)
+// of batch item b's kc block starting at row pc into dst, laid out as
+// packB's.
+func (pl *plan) packPanels(dst []float32, b, pc, j0, j1 int) {
 	p := pl.p
 	w := pl.ks.width
 	nPad := ceilDiv(p.N, w) * w
-	bBase := b * p.BBatchStride
-	for pc := 0; pc < p.K; pc += kc {
-		kcb := min(kc, p.K-pc)
-		block := dst[pc*nPad : pc*nPad+kcb*nPad]
-		for jr := 0; jr < p.N; jr += pl.nr {
-			ncols := min(pl.nr, p.N-jr)
-			width := ceilDiv(ncols, w) * w
-			packBPanel(block[kcb*jr:kcb*jr+kcb*width], p.B, bBase+pc*p.BRowStride+jr*p.BColStride,
-				p.BRowStride, p.BColStride, kcb, ncols, width)
-		}
+	kcb := min(kc, p.K-pc)
+	block := dst[pc*nPad : pc*nPad+kcb*nPad]
+	for jr := j0; jr < j1; jr += pl.nr {
+		ncols := min(pl.nr, p.N-jr)
+		width := ceilDiv(ncols, w) * w
+		packBPanel(block[kcb*jr:kcb*jr+kcb*width], p.B, b*p.BBatchStride+pc*p.BRowStride+jr*p.BColStride,
+			p.BRowStride, p.BColStride, kcb, ncols, width)
 	}
 }
 
