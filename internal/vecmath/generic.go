@@ -32,6 +32,38 @@ var genericKernels = &kernels{
 	neg:   negWith(xorVSGeneric),
 	sqrt:  sqrtGeneric,
 	max:   maxGeneric,
+	sum:   sumGeneric,
+}
+
+// sumGeneric is Sum without SIMD: the same running sums, so the same bits.
+func sumGeneric(src []float32) float32 {
+	var s [32]float32
+	n := len(src)
+	i := 0
+	for ; i+32 <= n; i += 32 {
+		for j := range s {
+			s[j] += src[i+j]
+		}
+	}
+	for ; i+8 <= n; i += 8 {
+		for j := range 8 {
+			s[j] += src[i+j]
+		}
+	}
+	var lanes [8]float32
+	for j := range lanes {
+		lanes[j] = (s[j] + s[j+8]) + (s[j+16] + s[j+24])
+	}
+	return finishSum(&lanes, src[i:])
+}
+
+// finishSum combines Sum's eight lane sums and adds the tail.
+func finishSum(v *[8]float32, tail []float32) float32 {
+	total := ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]))
+	for _, x := range tail {
+		total += x
+	}
+	return total
 }
 
 // sqrtGeneric is Sqrt without SIMD: the float64 square root rounded to

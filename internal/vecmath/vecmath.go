@@ -12,9 +12,10 @@ type kernels struct {
 	// Scalar forms: xxVS computes a[i] op c, xxSV computes c op a[i].
 	addVS, subVS, mulVS, divVS func(dst, a []float32, c float32)
 	subSV, divSV               func(dst, a []float32, c float32)
-	// neg is Neg; sqrt is Sqrt; max is Max.
+	// neg is Neg; sqrt is Sqrt; max is Max; sum is Sum.
 	neg, sqrt func(dst, src []float32)
 	max       func(init float32, src []float32) float32
+	sum       func(src []float32) float32
 }
 
 // best is the fastest implementation this CPU supports; set at start-up by
@@ -100,6 +101,17 @@ func Sqrt(dst, src []float32) int {
 // so the result does not depend on the order of the values (or the
 // vector lanes they fall in).
 func Max(init float32, src []float32) float32 { return best.max(init, src) }
+
+// Sum returns the sum of src's values, added in an order fixed by
+// len(src) alone (so the same on every machine and in every
+// implementation): from zero, element i of each whole block of 32 goes to
+// running sum i, then element i of each remaining whole group of 8 to
+// running sum i; lane sums v[i] = (s[i]+s[i+8]) + (s[i+16]+s[i+24]) are
+// combined as ((v0+v1)+(v2+v3)) + ((v4+v5)+(v6+v7)), and the last
+// len(src)%8 values are added one by one. Thirty-two running sums keep
+// the vector adds out of one another's way (and round no worse than a
+// single chain).
+func Sum(src []float32) float32 { return best.sum(src) }
 
 func binary(kern func(dst, a, b []float32), dst, a, b []float32) int {
 	n := min(len(dst), len(a), len(b))

@@ -74,25 +74,35 @@ func newAsmKernels(name string, width int, exp, sigmoid asmUnary,
 		neg:     negWith(wrapBinScalar(width, xorVS, xorVSGeneric)),
 		sqrt:    wrapUnary(width, sqrt), // exact per element: the padded tail gives the scalar bits
 		max:     maxVector,
+		sum:     sumVector,
 	}
 }
 
-// maxVector is Max over the AVX2 kernel's eight lanes, finished by Go's
-// max. The kernel's VMAXPS keeps either zero of a +0/-0 pair, so a zero
-// result is recomputed exactly; that is rare and costs one more scan.
-// (AVX-512 machines run the AVX2 kernel too: the scan is memory-bound.)
+// sumVector is Sum on the AVX2 kernel (AVX-512 machines run it too, so the
+// lane sums, and the bits, are the same).
+func sumVector(src []float32) float32 {
+	body := len(src) &^ 7
+	var lanes [8]float32
+	if body > 0 {
+		sumAVX2(&lanes[0], &src[0], body)
+	}
+	return finishSum(&lanes, src[body:])
+}
+
+// maxVector is Max on the AVX2 kernel, whose VMAXPS keeps either zero of
+// a +0/-0 pair: a zero result is recomputed exactly; that is rare and
+// costs one more scan. Any other result is the one value that is largest,
+// so which zero a lane kept does not matter. (AVX-512 machines run the
+// AVX2 kernel too: the scan is memory-bound.)
 func maxVector(init float32, src []float32) float32 {
 	body := len(src) &^ 7
 	m := init
 	if body > 0 {
-		lanes := [8]float32{init, init, init, init, init, init, init, init}
-		if maxAVX2(&lanes[0], &src[0], body) != 0 {
+		var nanLanes int
+		if m, nanLanes = maxAVX2(init, &src[0], body); nanLanes != 0 {
 			return float32(math.NaN())
 		}
-		for _, v := range lanes {
-			m = max(m, v)
-		}
-		if m == 0 {
+		if m == 0 || m != m { // a NaN init stays in every lane
 			return maxGeneric(init, src)
 		}
 	}

@@ -1390,12 +1390,11 @@ done:
 	VZEROUPPER
 	RET
 
-// func maxAVX2(lanes, src *float32, n int) (nanLanes int)
-TEXT ·maxAVX2(SB), NOSPLIT, $0-32
-	MOVQ lanes+0(FP), DI
+// func maxAVX2(init float32, src *float32, n int) (m float32, nanLanes int)
+TEXT ·maxAVX2(SB), NOSPLIT, $0-40
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
-	VMOVUPS (DI), Y0
+	VBROADCASTSS init+0(FP), Y0
 	VMOVAPS Y0, Y1
 	VMOVAPS Y0, Y2
 	VMOVAPS Y0, Y3
@@ -1436,9 +1435,49 @@ done:
 	VMAXPS Y1, Y0, Y0
 	VMAXPS Y3, Y2, Y2
 	VMAXPS Y2, Y0, Y0
-	VMOVUPS Y0, (DI)
+	VEXTRACTF128 $1, Y0, X1
+	VMAXPS X1, X0, X0
+	VPERMILPS $0x4e, X0, X1
+	VMAXPS X1, X0, X0
+	VPERMILPS $0xb1, X0, X1
+	VMAXPS X1, X0, X0
+	VMOVSS X0, m+24(FP)
 	VMOVMSKPS Y8, AX
-	MOVQ AX, nanLanes+24(FP)
+	MOVQ AX, nanLanes+32(FP)
+	VZEROUPPER
+	RET
+
+// func sumAVX2(lanes, src *float32, n int)
+TEXT ·sumAVX2(SB), NOSPLIT, $0-24
+	MOVQ lanes+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+sloop4:
+	CMPQ CX, $32
+	JL sloop1
+	VADDPS 0(SI), Y0, Y0
+	VADDPS 32(SI), Y1, Y1
+	VADDPS 64(SI), Y2, Y2
+	VADDPS 96(SI), Y3, Y3
+	ADDQ $128, SI
+	SUBQ $32, CX
+	JMP sloop4
+sloop1:
+	CMPQ CX, $8
+	JL sdone
+	VADDPS 0(SI), Y0, Y0
+	ADDQ $32, SI
+	SUBQ $8, CX
+	JMP sloop1
+sdone:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y0
+	VMOVUPS Y0, (DI)
 	VZEROUPPER
 	RET
 

@@ -89,4 +89,7 @@ func xorVSAVX2(dst, a *float32, c float32, n int)
 func sqrtAVX2(dst, src *float32, n int)
 
 //go:noescape
-func maxAVX2(lanes, src *float32, n int) (nanLanes int)
+func maxAVX2(init float32, src *float32, n int) (m float32, nanLanes int)
+
+//go:noescape
+func sumAVX2(lanes, src *float32, n int)
