@@ -11,8 +11,8 @@ import (
 // reduced axes are one contiguous block (ignoring size-1 axes), viewing the
 // operand as [outer, reduced, inner] (gofast change). Upstream walks every
 // element with an odometer iterator. Max results are bit-identical; sums over
-// the innermost axis use four interleaved partial sums (see sumRow), so they
-// may differ from upstream's sequential sum in the last bits; sums over outer
+// the innermost axis use several running sums (see sumRow), so they may
+// differ from upstream's sequential sum in the last bits; sums over outer
 // axes keep upstream's order. It returns false when it does not apply.
 func reduceFast(opType backends.OpType, operand, output *Buffer, reduceAxes []int) bool {
 	if opType != backends.OpTypeReduceSum && opType != backends.OpTypeReduceMax {
@@ -90,17 +90,32 @@ func reduceBlock[T float32 | float64](in, out []T, outer, size, inner int, isMax
 		base := o * size * inner
 		for r := range size {
 			src := in[base+r*inner : base+(r+1)*inner]
-			if isMax {
+			switch {
+			case isMax:
 				for i, v := range src {
 					dst[i] = max(dst[i], v)
 				}
-			} else {
+			case addRows(dst, src):
+				// SIMD (float32): the same adds in the same order.
+			default:
 				for i, v := range src {
 					dst[i] += v
 				}
 			}
 		}
 	}
+}
+
+// addRows adds src into dst with vecmath's SIMD Add when they are float32
+// and reports whether it did. Each element gets the one add the loop gives
+// it, so the bits are the same; bias and norm-weight gradients sum their
+// [8,256,256] adjoints this way.
+func addRows[T float32 | float64](dst, src []T) bool {
+	d, ok := any(dst).([]float32)
+	if ok {
+		vecmath.Add(d, d, any(src).([]float32))
+	}
+	return ok
 }
 
 // maxRow is the maximum of lowest and row's values, as a sequential scan
@@ -114,10 +129,15 @@ func maxRow[T float32 | float64](row []T, lowest T) T {
 	return vecmath.ScanMax(lowest, row)
 }
 
-// sumRow sums row with four interleaved partial sums, combined as
-// (s0+s1)+(s2+s3): a fixed order, so deterministic, about four times faster
-// than one latency-bound chain and no less accurate.
+// sumRow sums row: float32 rows with vecmath's SIMD Sum (32 running sums
+// in an order fixed by the row's length, so the same bits on every
+// machine), float64 rows with four interleaved partial sums combined as
+// (s0+s1)+(s2+s3). Both orders are deterministic and round no worse than
+// one sequential chain; upstream's chain was latency-bound.
 func sumRow[T float32 | float64](row []T) T {
+	if r, ok := any(row).([]float32); ok {
+		return any(vecmath.Sum(r)).(T)
+	}
 	var s0, s1, s2, s3 T
 	i := 0
 	for ; i+4 <= len(row); i += 4 {

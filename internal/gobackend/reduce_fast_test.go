@@ -75,6 +75,37 @@ func TestReduceFastMatchesUpstream(t *testing.T) {
 	}
 }
 
+// TestReduceSumOuterAxesBits checks that sums over outer axes (the inner
+// axes kept, added a row at a time by vecmath's SIMD Add) have upstream's
+// bits: each output element gets the same adds in the same order.
+func TestReduceSumOuterAxesBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, tc := range []struct {
+		dims []int
+		axes []int
+	}{{[]int{3, 40, 37}, []int{1}}, {[]int{64, 256}, []int{0}}, {[]int{2, 5, 3, 19}, []int{0, 1}}, {[]int{7, 1, 9}, []int{0}}} {
+		shape := shapes.Make(dtypes.Float32, tc.dims...)
+		operand := &Buffer{shape: shape, flat: make([]float32, shape.Size())}
+		for i := range operand.flat.([]float32) {
+			operand.flat.([]float32)[i] = float32(rng.NormFloat64())
+		}
+		outSize := 1
+		for a, d := range tc.dims {
+			if !slices.Contains(tc.axes, a) {
+				outSize *= d
+			}
+		}
+		got, want := &Buffer{flat: make([]float32, outSize)}, &Buffer{flat: make([]float32, outSize)}
+		if !reduceFast(backends.OpTypeReduceSum, operand, got, tc.axes) {
+			t.Fatalf("dims=%v axes=%v: reduceFast declined", tc.dims, tc.axes)
+		}
+		execReduceSumGeneric[float32](operand, want, newReduceOutputIterator(tc.dims, tc.axes), dtypes.Float32)
+		if g, w := got.flat.([]float32), want.flat.([]float32); !slices.Equal(g, w) {
+			t.Errorf("dims=%v axes=%v: sums differ from upstream's bits", tc.dims, tc.axes)
+		}
+	}
+}
+
 // TestReduceMaxLongRows checks ReduceMax over rows long enough for
 // vecmath's SIMD scan (its vector body and tail) bit for bit against
 // upstream, with NaNs, zeros of both signs and infinities among the values.
