@@ -64,9 +64,15 @@ const (
 	kc = 256
 	mc = 96
 	// noPackMaxM is the largest M for which B is read in place (when its
-	// rows are contiguous) instead of packed: for so few rows packing B would
-	// cost about as much memory traffic as the product itself.
-	noPackMaxM = 16
+	// rows are contiguous) instead of packed: for so few rows packing B
+	// costs about as much memory traffic as the product itself, while a
+	// panel read in place is reused from cache by every row tile. Team of
+	// two, GFLOP/s with the limit at 16 vs 128, AVX2 / AVX-512: attention's
+	// 32 x (32x256x512) key gradient 88-108 vs 128-137 / 146-158 vs 186-192,
+	// 128x256x2048 99-140 vs 155-164, 128x768x256 102-116 (at 64) vs
+	// 152-171 / 181-199 vs 244-274. At 256 rows it was mixed on AVX2
+	// (256x256x2048 147-166 against 158-162).
+	noPackMaxM = 128
 	// directAMaxN is the widest product for which row-major A is read in
 	// place rather than packed: with few column panels each A element is
 	// used only a few times, and packing it cost a large share of the
