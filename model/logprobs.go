@@ -77,11 +77,13 @@ func tokenLogProbs(logits, targets *graph.Node) (logProbs, entropy *graph.Node) 
 	exps := graph.Exp(shifted)
 	sum := graph.ReduceAndKeep(exps, graph.ReduceSum, -1)
 	logZ := graph.Log(sum)
-	logp := graph.Sub(shifted, logZ)
 	d := targets.Shape().Dimensions
 	at := shapes.Make(dtypes.Int32, d[0], d[1], 1)
 	index := graph.Concatenate([]*graph.Node{graph.Iota(g, at, 0), graph.Iota(g, at, 1), graph.InsertAxes(targets, -1)}, -1)
-	logProbs = graph.Gather(logp, index)
+	// The target's shifted logit minus log Z: the same subtraction as
+	// gathering from shifted − log Z, without that [B,R,V] tensor (and its
+	// gradient's full-size passes).
+	logProbs = graph.Sub(graph.Gather(shifted, index), graph.Reshape(logZ, d[0], d[1]))
 	// H = log Z - Σ p·shifted, reusing exp(shifted) (one exp pass fewer
 	// than -Σ exp(logp)·logp).
 	expected := graph.Div(graph.ReduceAndKeep(graph.Mul(exps, shifted), graph.ReduceSum, -1), sum)
