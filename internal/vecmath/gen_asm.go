@@ -264,11 +264,7 @@ func genMax(s, g *bytes.Buffer) {
 		}
 		fmt.Fprintf(s, "\tADDQ $%d, SI\n\tSUBQ $%d, CX\n", unroll*32, unroll*8)
 	}
-	fmt.Fprintf(s, "loop4:\n\tCMPQ CX, $32\n\tJL loop1\n")
-	body(4)
-	fmt.Fprintf(s, "\tJMP loop4\nloop1:\n\tCMPQ CX, $8\n\tJL done\n")
-	body(1)
-	fmt.Fprintf(s, "\tJMP loop1\ndone:\n")
+	genScanLoops(s, body)
 	fmt.Fprintf(s, "\tVMAXPS Y1, Y0, Y0\n\tVMAXPS Y3, Y2, Y2\n\tVMAXPS Y2, Y0, Y0\n")
 	fmt.Fprintf(s, "\tVEXTRACTF128 $1, Y0, X1\n\tVMAXPS X1, X0, X0\n")
 	fmt.Fprintf(s, "\tVPERMILPS $0x4e, X0, X1\n\tVMAXPS X1, X0, X0\n")
@@ -292,13 +288,20 @@ func genSum(s, g *bytes.Buffer) {
 		}
 		fmt.Fprintf(s, "\tADDQ $%d, SI\n\tSUBQ $%d, CX\n", unroll*32, unroll*8)
 	}
-	fmt.Fprintf(s, "sloop4:\n\tCMPQ CX, $32\n\tJL sloop1\n")
-	body(4)
-	fmt.Fprintf(s, "\tJMP sloop4\nsloop1:\n\tCMPQ CX, $8\n\tJL sdone\n")
-	body(1)
-	fmt.Fprintf(s, "\tJMP sloop1\nsdone:\n")
+	genScanLoops(s, body)
 	fmt.Fprintf(s, "\tVADDPS Y1, Y0, Y0\n\tVADDPS Y3, Y2, Y2\n\tVADDPS Y2, Y0, Y0\n\tVMOVUPS Y0, (DI)\n")
 	fmt.Fprintf(s, "\tVZEROUPPER\n\tRET\n\n")
+}
+
+// genScanLoops writes the loops of the AVX2 scans (maxAVX2, sumAVX2) over
+// CX elements at SI: body(4) for each block of 32, then body(1) for each
+// group of 8, falling through to the label done.
+func genScanLoops(s *bytes.Buffer, body func(unroll int)) {
+	fmt.Fprintf(s, "loop4:\n\tCMPQ CX, $32\n\tJL loop1\n")
+	body(4)
+	fmt.Fprintf(s, "\tJMP loop4\nloop1:\n\tCMPQ CX, $8\n\tJL done\n")
+	body(1)
+	fmt.Fprintf(s, "\tJMP loop1\ndone:\n")
 }
 
 func lower(s string) string { return string(s[0]+'a'-'A') + s[1:] }

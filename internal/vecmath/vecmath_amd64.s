@@ -1456,24 +1456,24 @@ TEXT ·sumAVX2(SB), NOSPLIT, $0-24
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
 	VXORPS Y3, Y3, Y3
-sloop4:
+loop4:
 	CMPQ CX, $32
-	JL sloop1
+	JL loop1
 	VADDPS 0(SI), Y0, Y0
 	VADDPS 32(SI), Y1, Y1
 	VADDPS 64(SI), Y2, Y2
 	VADDPS 96(SI), Y3, Y3
 	ADDQ $128, SI
 	SUBQ $32, CX
-	JMP sloop4
-sloop1:
+	JMP loop4
+loop1:
 	CMPQ CX, $8
-	JL sdone
+	JL done
 	VADDPS 0(SI), Y0, Y0
 	ADDQ $32, SI
 	SUBQ $8, CX
-	JMP sloop1
-sdone:
+	JMP loop1
+done:
 	VADDPS Y1, Y0, Y0
 	VADDPS Y3, Y2, Y2
 	VADDPS Y2, Y0, Y0
