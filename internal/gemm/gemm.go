@@ -227,8 +227,8 @@ type plan struct {
 	// groupPanels is how many column panels one claim of shared packing
 	// covers; groups is how many such claims a kc block has.
 	groupPanels, groups int
-	// failed is set when a task panicked, so that tasks waiting for shared
-	// packing another one will never finish stop waiting.
+	// failed is set when a task panicked, so that the tasks waiting for
+	// pieces of shared packing it will never finish stop waiting.
 	failed atomic.Bool
 
 	// done, when set, is called by the goroutine of each task with the

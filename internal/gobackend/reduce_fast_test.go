@@ -32,17 +32,8 @@ func TestReduceFastMatchesUpstream(t *testing.T) {
 		if len(axes) == 0 {
 			continue
 		}
-		shape := shapes.Make(dtypes.Float32, dims...)
-		operand := &Buffer{shape: shape, flat: make([]float32, shape.Size())}
-		for i := range operand.flat.([]float32) {
-			operand.flat.([]float32)[i] = float32(rng.NormFloat64())
-		}
-		outSize := 1
-		for a, d := range dims {
-			if !slices.Contains(axes, a) {
-				outSize *= d
-			}
-		}
+		operand, outSize := randomReduceOperand(rng, dims, axes)
+		shape := operand.shape
 		for _, op := range []backends.OpType{backends.OpTypeReduceSum, backends.OpTypeReduceMax} {
 			got := &Buffer{flat: make([]float32, outSize)}
 			if !reduceFast(op, operand, got, axes) {
@@ -75,6 +66,23 @@ func TestReduceFastMatchesUpstream(t *testing.T) {
 	}
 }
 
+// randomReduceOperand returns a float32 operand of dims filled with
+// normal samples, and the size of its reduction over axes.
+func randomReduceOperand(rng *rand.Rand, dims, axes []int) (operand *Buffer, outSize int) {
+	shape := shapes.Make(dtypes.Float32, dims...)
+	operand = &Buffer{shape: shape, flat: make([]float32, shape.Size())}
+	for i := range operand.flat.([]float32) {
+		operand.flat.([]float32)[i] = float32(rng.NormFloat64())
+	}
+	outSize = 1
+	for a, d := range dims {
+		if !slices.Contains(axes, a) {
+			outSize *= d
+		}
+	}
+	return operand, outSize
+}
+
 // TestReduceSumOuterAxesBits checks that sums over outer axes (the inner
 // axes kept, added a row at a time by vecmath's SIMD Add) have upstream's
 // bits: each output element gets the same adds in the same order.
@@ -84,17 +92,7 @@ func TestReduceSumOuterAxesBits(t *testing.T) {
 		dims []int
 		axes []int
 	}{{[]int{3, 40, 37}, []int{1}}, {[]int{64, 256}, []int{0}}, {[]int{2, 5, 3, 19}, []int{0, 1}}, {[]int{7, 1, 9}, []int{0}}} {
-		shape := shapes.Make(dtypes.Float32, tc.dims...)
-		operand := &Buffer{shape: shape, flat: make([]float32, shape.Size())}
-		for i := range operand.flat.([]float32) {
-			operand.flat.([]float32)[i] = float32(rng.NormFloat64())
-		}
-		outSize := 1
-		for a, d := range tc.dims {
-			if !slices.Contains(tc.axes, a) {
-				outSize *= d
-			}
-		}
+		operand, outSize := randomReduceOperand(rng, tc.dims, tc.axes)
 		got, want := &Buffer{flat: make([]float32, outSize)}, &Buffer{flat: make([]float32, outSize)}
 		if !reduceFast(backends.OpTypeReduceSum, operand, got, tc.axes) {
 			t.Fatalf("dims=%v axes=%v: reduceFast declined", tc.dims, tc.axes)
