@@ -10,8 +10,8 @@ import (
 // Compile rewrites a few patterns of ops into one node each, which works a
 // row or a block at a time so that its intermediates stay in L1 instead of
 // each op reading and writing a whole tensor: a softmax over the last axis
-// and its gradient (fuse_softmax.go) and the MLP's silu(x)·up
-// (fuse_swiglu.go). A pattern is fused only when nothing else reads its
+// and its gradient (fuse_softmax.go), and then any chain of float32
+// elementwise ops, such as the MLP's silu(x)·up (fuse_elementwise.go). A pattern is fused only when nothing else reads its
 // intermediates, and a fused node applies the kernels the separate ops
 // apply, in the same order, so that its results are the same bits. The
 // rewritten node keeps its op type and shape; its inputs become the
@@ -29,8 +29,10 @@ type fusedOp interface {
 type fusionCounts struct {
 	// softmax and softmaxGrad count fused softmaxes and gradients;
 	// broadcastAddend the fused softmaxes that read a broadcast's source;
-	// swiglu the fused silu(x)·up.
-	softmax, softmaxGrad, broadcastAddend, swiglu atomic.Int64
+	// elementwise the elementwise regions and elementwiseOps the ops in
+	// them.
+	softmax, softmaxGrad, broadcastAddend atomic.Int64
+	elementwise, elementwiseOps           atomic.Int64
 }
 
 // fuse rewrites every fusable pattern among the nodes reachable from the
@@ -56,12 +58,11 @@ func (b *Builder) fuse() {
 			n.inputs = inputs
 			n.data = softmaxGradFusion{}
 			b.backend.fused.softmaxGrad.Add(1)
-		} else if inputs, ok := swigluPattern(n, uses); ok {
-			n.inputs = inputs
-			n.data = swigluFusion{}
-			b.backend.fused.swiglu.Add(1)
 		}
 	}
+	// The patterns above left their intermediates unreachable; regions are
+	// formed among what remains.
+	b.fuseElementwise(b.nodeUses())
 }
 
 // nodeUses counts, for each node reachable from the outputs, how many

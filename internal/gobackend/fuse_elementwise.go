@@ -1,0 +1,285 @@
+package gobackend
+
+import (
+	"github.com/gomlx/gomlx/backends"
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+
+	"github.com/org/agentevolver/internal/vecmath"
+)
+
+// Elementwise fusion (gofast change).
+//
+// A chain of float32 elementwise ops, such as the gradient of the MLP's
+// activation, is one pass over memory per op: each reads its operands and
+// writes a whole tensor, which for the small benchmark model's [8,256,768]
+// activations (6 MiB) goes beyond L2. Compile groups such ops into regions:
+// an op joins the region of its consumers when all of them are in one
+// region of its shape and nothing else (no other op, no output) reads it.
+// A region of two or more ops becomes its root node, which computes a block
+// of elements at a time through every op of the region, with each
+// intermediate block in L1. The steps call the kernels the separate ops
+// call (execFloat32Binary's f32VV/f32VS/f32SV, vecmath's Neg, Exp, Sigmoid
+// and Sqrt), whose results depend on an element's operands alone, so the
+// fused results are the same bits; TestElementwiseFusionBitwise checks it.
+//
+// An operand of a region's op is another op of the region, an input of the
+// root's shape read block by block, or an input of one element (a scalar,
+// as MulScalar builds); ops with broadcast operands of other shapes are
+// left out.
+
+// ewKind is what one step of an elementwise region computes.
+type ewKind uint8
+
+const (
+	ewAdd ewKind = iota
+	ewSub
+	ewMul
+	ewDiv
+	ewNeg
+	ewExp
+	ewLogistic
+	ewSqrt
+)
+
+// ewKinds maps the fusable op types to their step kinds.
+var ewKinds = map[backends.OpType]ewKind{
+	backends.OpTypeAdd: ewAdd, backends.OpTypeSub: ewSub, backends.OpTypeMul: ewMul, backends.OpTypeDiv: ewDiv,
+	backends.OpTypeNeg: ewNeg, backends.OpTypeExp: ewExp, backends.OpTypeLogistic: ewLogistic, backends.OpTypeSqrt: ewSqrt,
+}
+
+// ewOperand is where a step reads an operand: the result of an earlier
+// step (step >= 0) or input input of the fused node, a scalar when it has
+// one element.
+type ewOperand struct {
+	step, input int
+	scalar      bool
+}
+
+// ewStep is one op of a region: its kind, its operands (one for the unary
+// kinds) and the scratch slot that holds its block, -1 for the last step,
+// which writes the output.
+type ewStep struct {
+	kind ewKind
+	args [2]ewOperand
+	slot int
+}
+
+// elementwiseFusion is the data of a region's root: its steps in an order
+// where each step's operands come first, and how many scratch blocks they
+// need at once.
+type elementwiseFusion struct {
+	steps []ewStep
+	slots int
+}
+
+func (f *elementwiseFusion) execute(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, error) {
+	in := make([][]float32, len(inputs))
+	for i, buf := range inputs {
+		in[i] = buf.flat.([]float32)
+	}
+	output := fusedOutput(backend, node, inputs, inputsOwned)
+	out := output.flat.([]float32)
+	splitRange(backend, len(out), func(lo, hi int) {
+		scratch := make([]float32, f.slots*ewBlock)
+		for b := lo; b < hi; b += ewBlock {
+			e := min(b+ewBlock, hi)
+			f.block(scratch, in, out, b, e)
+		}
+	})
+	return output, nil
+}
+
+// ewBlock is how many elements a region computes at a time: a few blocks
+// of scratch and of the inputs stay in L1.
+const ewBlock = 1024
+
+// block computes out[b:e] through every step.
+func (f *elementwiseFusion) block(scratch []float32, in [][]float32, out []float32, b, e int) {
+	n := e - b
+	vec := func(o ewOperand) []float32 {
+		if o.step >= 0 {
+			s := f.steps[o.step].slot
+			return scratch[s*ewBlock : s*ewBlock+n]
+		}
+		return in[o.input][b:e]
+	}
+	for _, st := range f.steps {
+		dst := out[b:e]
+		if st.slot >= 0 {
+			dst = scratch[st.slot*ewBlock : st.slot*ewBlock+n]
+		}
+		x := st.args[0]
+		switch st.kind {
+		case ewNeg:
+			vecmath.Neg(dst, vec(x))
+		case ewExp:
+			vecmath.Exp(dst, vec(x))
+		case ewLogistic:
+			vecmath.Sigmoid(dst, vec(x))
+		case ewSqrt:
+			vecmath.Sqrt(dst, vec(x))
+		default:
+			// The cases of execFloat32Binary, in its order.
+			op, y := f32Op(st.kind-ewAdd), st.args[1]
+			switch {
+			case y.scalar:
+				f32VS(op, dst, vec(x), in[y.input][0])
+			case x.scalar:
+				f32SV(op, dst, in[x.input][0], vec(y))
+			default:
+				f32VV(op, dst, vec(x), vec(y))
+			}
+		}
+	}
+}
+
+// ewFusable reports whether n can be an op of an elementwise region: a
+// float32 op of ewKinds, as built (not fused), with more than one element
+// and operands of its own shape or of one element (not both of one).
+func ewFusable(n *Node) bool {
+	if _, ok := ewKinds[n.opType]; !ok || n.data != nil || n.shape.DType != dtypes.Float32 || n.shape.Size() < 2 {
+		return false
+	}
+	full := 0
+	for _, in := range n.inputs {
+		switch {
+		case in.shape.Equal(n.shape):
+			full++
+		case in.shape.DType != dtypes.Float32 || in.shape.Size() != 1:
+			return false
+		}
+	}
+	return full > 0
+}
+
+// fuseElementwise forms the regions among the nodes reachable from the
+// outputs and rewrites the root of each region of two or more ops. uses is
+// nodeUses of the graph as it is now.
+func (b *Builder) fuseElementwise(uses []int) {
+	consumers := make([][]int, len(b.nodes))
+	for _, n := range b.nodes {
+		if uses[n.builderIdx] == 0 {
+			continue
+		}
+		for _, in := range n.inputs {
+			consumers[in.builderIdx] = append(consumers[in.builderIdx], n.builderIdx)
+		}
+	}
+	isOutput := make([]bool, len(b.nodes))
+	for _, out := range b.outputs {
+		isOutput[out.builderIdx] = true
+	}
+	// region[i] is the builderIdx of node i's region's root, -1 when node i
+	// is in none. Consumers come after their inputs in b.nodes, so walking
+	// backwards sees every consumer's region first.
+	region := make([]int, len(b.nodes))
+	members := make([]int, len(b.nodes)) // per root
+	for i := len(b.nodes) - 1; i >= 0; i-- {
+		n := b.nodes[i]
+		region[i] = -1
+		if uses[i] == 0 || !ewFusable(n) {
+			continue
+		}
+		root, joins := -1, !isOutput[i] && len(consumers[i]) > 0
+		for _, c := range consumers[i] {
+			if region[c] < 0 || (root >= 0 && region[c] != root) {
+				joins = false
+				break
+			}
+			root = region[c]
+		}
+		if !joins || !b.nodes[root].shape.Equal(n.shape) {
+			root = i
+		}
+		region[i] = root
+		members[root]++
+	}
+	for i, n := range b.nodes {
+		if region[i] == i && members[i] > 1 {
+			b.rewriteRegion(n, region)
+			b.backend.fused.elementwise.Add(1)
+			b.backend.fused.elementwiseOps.Add(int64(members[i]))
+		}
+	}
+}
+
+// rewriteRegion makes root compute its whole region: its inputs become the
+// region's inputs, its data the region's steps.
+func (b *Builder) rewriteRegion(root *Node, region []int) {
+	r := root.builderIdx
+	var (
+		steps   []ewStep
+		inputs  []*Node
+		stepOf  = map[int]int{} // builderIdx -> step
+		inputOf = map[int]int{} // builderIdx -> input
+	)
+	for i := 0; i <= r; i++ {
+		n := b.nodes[i]
+		if region[i] != r {
+			continue
+		}
+		st := ewStep{kind: ewKinds[n.opType]}
+		for a, x := range n.inputs {
+			if s, ok := stepOf[x.builderIdx]; ok && region[x.builderIdx] == r {
+				st.args[a] = ewOperand{step: s, input: -1}
+				continue
+			}
+			in, ok := inputOf[x.builderIdx]
+			if !ok {
+				in = len(inputs)
+				inputOf[x.builderIdx] = in
+				inputs = append(inputs, x)
+			}
+			st.args[a] = ewOperand{step: -1, input: in, scalar: x.shape.Size() == 1}
+		}
+		stepOf[i] = len(steps)
+		steps = append(steps, st)
+	}
+	f := &elementwiseFusion{steps: steps}
+	f.slots = assignSlots(steps)
+	root.inputs = inputs
+	root.data = f
+}
+
+// assignSlots gives each step but the last a scratch slot that no later
+// step reads from, and returns how many slots there are. A step may take
+// the slot of an operand it is the last to read: the kernels allow dst to
+// be exactly one of their inputs.
+func assignSlots(steps []ewStep) int {
+	lastRead := make([]int, len(steps))
+	for i, st := range steps {
+		for a := range ewArity(st.kind) {
+			if s := st.args[a].step; s >= 0 {
+				lastRead[s] = i
+			}
+		}
+	}
+	var free []int
+	slots := 0
+	for i := range steps {
+		for a := range ewArity(steps[i].kind) {
+			if s := steps[i].args[a].step; s >= 0 && lastRead[s] == i {
+				free = append(free, steps[s].slot)
+				lastRead[s] = -1 // read twice (x·x): freed once
+			}
+		}
+		switch {
+		case i == len(steps)-1:
+			steps[i].slot = -1
+		case len(free) > 0:
+			steps[i].slot, free = free[len(free)-1], free[:len(free)-1]
+		default:
+			steps[i].slot = slots
+			slots++
+		}
+	}
+	return slots
+}
+
+// ewArity is how many operands a step kind reads.
+func ewArity(k ewKind) int {
+	if k >= ewNeg {
+		return 1
+	}
+	return 2
+}

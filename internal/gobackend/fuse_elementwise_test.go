@@ -1,0 +1,183 @@
+package gobackend
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/graph"
+)
+
+// elementwiseCase is a graph of three same-shaped float32 inputs and the
+// regions and ops the elementwise fusion should make of it.
+type elementwiseCase struct {
+	what         string
+	fn           any
+	regions, ops int64
+	// rank1Ops, when set, is ops for rank-1 inputs, where a row reduced
+	// with its axis kept has one element and is fusable as a scalar.
+	rank1Ops int64
+}
+
+// elementwiseCases covers the region rules: chains, every kind, scalar
+// operands on either side, an operand read twice, intermediates read
+// outside the region or returned, operands of another shape, an owned
+// input the output can take over, and the MLP's activation.
+func elementwiseCases() []elementwiseCase {
+	type n = *graph.Node
+	return []elementwiseCase{
+		{"(x·y)·z", func(x, y, z n) n { return graph.Mul(graph.Mul(x, y), z) }, 1, 2, 0},
+		{"every kind", func(x, y, z n) n {
+			a := graph.Sub(graph.Exp(graph.Neg(x)), graph.Sigmoid(y))
+			return graph.Div(graph.Sqrt(graph.Add(graph.Mul(a, a), z)), y)
+		}, 1, 8, 0},
+		{"scalars on both sides", func(x, y, z n) n {
+			g := x.Graph()
+			c := graph.Scalar(g, dtypes.Float32, 1.5)
+			a := graph.Div(c, graph.Sub(c, graph.MulScalar(x, 3)))
+			return graph.Add(graph.Mul(c, a), graph.DivScalar(graph.AddScalar(y, -2), 7))
+		}, 1, 7, 0},
+		{"x² read twice", func(x, y, z n) n {
+			e := graph.Exp(x)
+			return graph.Mul(graph.Mul(e, e), graph.Mul(e, y))
+		}, 1, 4, 0},
+		{"intermediate read by two regions", func(x, y, z n) (n, n) {
+			t := graph.Neg(graph.Exp(x)) // a region of its own, rooted at Neg
+			return graph.Mul(graph.Mul(t, y), z), graph.Add(graph.Add(t, z), y)
+		}, 3, 6, 0},
+		{"intermediate returned", func(x, y, z n) (n, n) {
+			s := graph.Sigmoid(x)
+			return s, graph.Mul(graph.Neg(s), y)
+		}, 1, 2, 0},
+		{"silu(x)·up", func(x, up, z n) n { return graph.Mul(graph.Mul(x, graph.Sigmoid(x)), up) }, 1, 3, 0},
+		{"up·(σ(x)·x)", func(x, up, z n) n { return graph.Mul(up, graph.Mul(graph.Sigmoid(x), x)) }, 1, 3, 0},
+		{"silu read elsewhere", func(x, up, z n) (n, n) {
+			s := graph.Mul(x, graph.Sigmoid(x))
+			return graph.Mul(s, up), s
+		}, 1, 2, 0},
+		{"broadcast operand", func(x, y, z n) n {
+			row := graph.ReduceAndKeep(y, graph.ReduceMax, -1) // [..., 1]: not fusable
+			return graph.Mul(graph.Exp(graph.Sub(x, row)), z)
+		}, 1, 2, 3},
+		{"owned input taken over", func(x, y, z n) n {
+			t := graph.Add(x, graph.ReduceAndKeep(y, graph.ReduceSum, -1)) // owned, read once
+			return graph.Mul(graph.Sigmoid(t), graph.Sub(t, z))
+		}, 1, 3, 4},
+		{"a single op", func(x, y, z n) n { return graph.Mul(x, y) }, 0, 0, 0},
+		{"float64", func(x, y, z n) n {
+			d := graph.ConvertDType(x, dtypes.Float64)
+			return graph.ConvertDType(graph.Mul(graph.Exp(d), d), dtypes.Float32)
+		}, 0, 0, 0},
+	}
+}
+
+// TestElementwiseFusionBitwise runs every case on lengths that are not
+// multiples of the vector width or the block, and on shapes large enough
+// to be split over the workers, sequentially and in parallel, with and
+// without fusion, and requires the same bits and the regions expected.
+func TestElementwiseFusionBitwise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	for _, dims := range [][]int{{2}, {7}, {3, 17}, {2, 1000}, {5, 1023}, {2, 3, 4100}, {8, 256, 768}} {
+		if testing.Short() && len(dims) == 3 && dims[2] == 768 {
+			continue
+		}
+		x, y, z := softmaxInput(rng, true, dims...), softmaxInput(rng, true, dims...), softmaxInput(rng, false, dims...)
+		for _, tc := range elementwiseCases() {
+			for _, mode := range []string{"ops_sequential", "ops_parallel"} {
+				name := fmt.Sprint(dims, " ", tc.what, " ", mode)
+				fused, plain := newBackend(t, mode), newBackend(t, mode+",nofusion")
+				got, want := runGraph(t, fused, tc.fn, x, y, z), runGraph(t, plain, tc.fn, x, y, z)
+				for i := range want {
+					if !sameBits(got[i], want[i]) {
+						t.Errorf("%s: output %d differs from the unfused ops", name, i)
+					}
+				}
+				ops := tc.ops
+				if len(dims) == 1 && tc.rank1Ops != 0 {
+					ops = tc.rank1Ops
+				}
+				if r, o := fused.fused.elementwise.Load(), fused.fused.elementwiseOps.Load(); r != tc.regions || o != ops {
+					t.Errorf("%s: %d regions of %d ops, want %d of %d", name, r, o, tc.regions, ops)
+				}
+				if r := plain.fused.elementwise.Load(); r != 0 {
+					t.Errorf("%s: nofusion made %d regions", name, r)
+				}
+			}
+		}
+	}
+}
+
+// newBackend returns a gofast backend of the given configuration, finalized
+// when the test ends.
+func newBackend(t testing.TB, config string) *Backend {
+	t.Helper()
+	b, err := New(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Finalize)
+	return b.(*Backend)
+}
+
+// TestAssignSlots checks that no step writes a slot an operand it has yet
+// to be read from holds, and that slots are reused.
+func TestAssignSlots(t *testing.T) {
+	step := func(k ewKind, args ...int) ewStep {
+		st := ewStep{kind: k}
+		for a, s := range args {
+			st.args[a] = ewOperand{step: s, input: -1}
+			if s < 0 {
+				st.args[a] = ewOperand{step: -1, input: 0}
+			}
+		}
+		return st
+	}
+	for _, tc := range []struct {
+		what  string
+		steps []ewStep
+		slots int
+	}{
+		// 0 is read last by 4, after its square.
+		{"e^x, (e^x)², -x, sum, product", []ewStep{step(ewExp, -1), step(ewMul, 0, 0), step(ewNeg, -1), step(ewAdd, 1, 2), step(ewMul, 3, 0)}, 3},
+		// Here its square is its last read, which must free its slot once.
+		{"e^x, (e^x)², -x, sum", []ewStep{step(ewExp, -1), step(ewMul, 0, 0), step(ewNeg, -1), step(ewAdd, 1, 2)}, 2},
+	} {
+		steps := tc.steps
+		if slots := assignSlots(steps); slots != tc.slots {
+			t.Errorf("%s: %d slots, want %d", tc.what, slots, tc.slots)
+		}
+		if steps[len(steps)-1].slot != -1 {
+			t.Errorf("%s: last step in slot %d, want the output", tc.what, steps[len(steps)-1].slot)
+		}
+		for i, st := range steps {
+			for j := i + 1; j < len(steps); j++ {
+				// A later step j may take i's slot only if nothing after j reads i.
+				if steps[j].slot != st.slot {
+					continue
+				}
+				for k := j + 1; k < len(steps); k++ {
+					for a := range ewArity(steps[k].kind) {
+						if steps[k].args[a].step == i {
+							t.Errorf("%s: step %d overwrites step %d's slot %d, which step %d reads", tc.what, j, i, st.slot, k)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkElementwiseRegion times regions of the small benchmark model's
+// MLP shape [8,256,768], fused and not: a product of three inputs and the
+// MLP's activation silu(x)·up.
+func BenchmarkElementwiseRegion(b *testing.B) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	x, y, z := softmaxInput(rng, false, 8, 256, 768), softmaxInput(rng, false, 8, 256, 768), softmaxInput(rng, false, 8, 256, 768)
+	b.Run("x·y·z", func(b *testing.B) {
+		benchFusedAndNot(b, func(x, y, z *graph.Node) *graph.Node { return graph.Mul(graph.Mul(x, y), z) }, x, y, z)
+	})
+	b.Run("silu(x)·up", func(b *testing.B) {
+		benchFusedAndNot(b, func(x, up *graph.Node) *graph.Node { return graph.Mul(graph.Mul(x, graph.Sigmoid(x)), up) }, x, y)
+	})
+}
