@@ -13,6 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gomlx/gomlx/backends"
+
+	"github.com/org/agentevolver/internal/gobackend"
 	"github.com/org/agentevolver/model"
 )
 
@@ -53,9 +56,9 @@ func benchShapes() map[string]benchShape {
 // benchRun is what one benchmark is given.
 type benchRun struct {
 	Shape   benchShape
-	Backend string // backend configuration for model.NewBackend
-	Warmup  int    // untimed steps
-	Steps   int    // timed steps
+	Backend backends.Backend // the backend the benchmark's model runs on
+	Warmup  int              // untimed steps
+	Steps   int              // timed steps
 }
 
 // benchmark measures one thing. setup prepares a model and returns the
@@ -108,6 +111,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	steps := fs.Int("steps", 10, "timed steps; the median is reported")
 	warmup := fs.Int("warmup", 2, "untimed warm-up steps")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed steps to this file")
+	opProfile := fs.Int("op-profile", 0, "time every op of the timed steps (gofast backend) and print the `N` costliest kinds to stderr")
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		fs.Usage()
 		return errors.New("bench: name what to measure")
@@ -130,7 +134,28 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if *steps < 1 || *warmup < 0 {
 		return fmt.Errorf("bench: --steps must be >= 1 and --warmup >= 0")
 	}
-	step, tokens, err := b.setup(ctx, benchRun{Shape: shape, Backend: *backend, Warmup: *warmup, Steps: *steps})
+	if *opProfile < 0 {
+		return fmt.Errorf("bench: --op-profile must be >= 0")
+	}
+	backendName := *backend
+	if backendName == "" {
+		backendName = os.Getenv(model.BackendEnvVar)
+	}
+	if backendName == "" {
+		backendName = model.DefaultBackend
+	}
+	config := backendName
+	if *opProfile > 0 {
+		var err error
+		if config, err = withOpProfile(config); err != nil {
+			return err
+		}
+	}
+	be, err := model.NewBackend(config)
+	if err != nil {
+		return err
+	}
+	step, tokens, err := b.setup(ctx, benchRun{Shape: shape, Backend: be, Warmup: *warmup, Steps: *steps})
 	if err != nil {
 		return err
 	}
@@ -138,6 +163,10 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		if err := step(); err != nil {
 			return err
 		}
+	}
+	profiled, _ := be.(opProfiler)
+	if profiled != nil {
+		profiled.OpProfile() // drops the warm-up's ops
 	}
 	stopProfile, err := startCPUProfile(*cpuProfile)
 	if err != nil {
@@ -160,15 +189,32 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if len(times)%2 == 0 {
 		median = (times[len(times)/2-1] + times[len(times)/2]) / 2
 	}
-	backendName := *backend
-	if backendName == "" {
-		backendName = os.Getenv(model.BackendEnvVar)
-	}
-	if backendName == "" {
-		backendName = model.DefaultBackend
+	if *opProfile > 0 && profiled != nil {
+		fmt.Fprintf(stderr, "ops of %d timed steps:\n", *steps)
+		if err := gobackend.WriteOpProfile(stderr, profiled.OpProfile(), *opProfile); err != nil {
+			return err
+		}
 	}
 	return json.NewEncoder(stdout).Encode(benchResult{
 		Model: *modelName, What: what, TokensPerSec: float64(tokens) / median.Seconds(),
 		MedianStepS: median.Seconds(), Steps: *steps, Backend: backendName,
 	})
+}
+
+// opProfiler is the gofast backend's op profile (its opprofile option).
+type opProfiler interface {
+	OpProfile() []gobackend.OpProfileRow
+}
+
+// withOpProfile adds the opprofile option to a gofast backend
+// configuration ("gofast" or "gofast:options").
+func withOpProfile(config string) (string, error) {
+	name, options, _ := strings.Cut(config, ":")
+	if name != gobackend.BackendName {
+		return "", fmt.Errorf("bench: --op-profile needs the %s backend, not %q", gobackend.BackendName, name)
+	}
+	if options == "" {
+		return name + ":opprofile", nil
+	}
+	return name + ":" + options + ",opprofile", nil
 }

@@ -20,11 +20,7 @@ func init() {
 
 // newBenchModel returns a randomly initialised model of the run's shape.
 func newBenchModel(r benchRun) (*model.Model, error) {
-	backend, err := model.NewBackend(r.Backend)
-	if err != nil {
-		return nil, err
-	}
-	return model.New(r.Shape.Model, 1, model.Options{Backend: backend})
+	return model.New(r.Shape.Model, 1, model.Options{Backend: r.Backend})
 }
 
 // randomRows returns rows of random token ids.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -64,6 +65,36 @@ func TestBenchModel(t *testing.T) {
 		}
 		if res.Model != "tiny" || res.What != what || !(res.TokensPerSec > 0) {
 			t.Errorf("bench %s: %+v", what, res)
+		}
+	}
+}
+
+// TestBenchOpProfile checks --op-profile: the table of the timed steps'
+// ops on stderr beside the usual JSON line, and a clear error for a
+// backend without an op profile.
+func TestBenchOpProfile(t *testing.T) {
+	var out, errOut bytes.Buffer
+	args := []string{"bench", "logprob", "--model", "tiny", "--steps", "1", "--warmup", "1", "--op-profile", "3", "--backend", "gofast:ops_sequential"}
+	if code := run(context.Background(), args, nil, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	table := errOut.String()
+	if !strings.Contains(table, "ops of 1 timed steps:") || !strings.Contains(table, "DotGeneral") || !strings.Contains(table, "\ntotal ") {
+		t.Errorf("stderr has no op table:\n%s", table)
+	}
+	if rows := strings.Count(table, "%"); rows != 3 {
+		t.Errorf("%d rows, want 3:\n%s", rows, table)
+	}
+	var res benchResult
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil || res.What != "logprob" {
+		t.Errorf("JSON line %q: %v", out.String(), err)
+	}
+	if _, err := withOpProfile("xla:cuda"); err == nil || !strings.Contains(err.Error(), "gofast") {
+		t.Errorf("withOpProfile(xla): %v, want an error naming gofast", err)
+	}
+	for config, want := range map[string]string{"gofast": "gofast:opprofile", "gofast:ops_parallel": "gofast:ops_parallel,opprofile"} {
+		if got, err := withOpProfile(config); err != nil || got != want {
+			t.Errorf("withOpProfile(%q) = %q, %v; want %q", config, got, err, want)
 		}
 	}
 }

@@ -22,10 +22,7 @@ func init() {
 // with coefficient 0.001, backward, gradient-norm clip 1.0, AdamW (lr 1e-4,
 // weight decay 0.01).
 func setupTrainBench(ctx context.Context, r benchRun) (func() error, int, error) {
-	backend, err := model.NewBackend(r.Backend)
-	if err != nil {
-		return nil, 0, err
-	}
+	backend := r.Backend
 	m, err := model.New(r.Shape.Model, 1, model.Options{Backend: backend})
 	if err != nil {
 		return nil, 0, err

@@ -2,6 +2,7 @@ package gobackend
 
 import (
 	"sync"
+	"time"
 
 	"github.com/pkg/errors"
 
@@ -467,6 +468,10 @@ func (e *Executable) executeNode(node *Node, execBuf *executionBuffers) error {
 		execBuf.mu.Unlock()
 	}
 
+	if p := e.backend.opProfile; p != nil {
+		start := time.Now()
+		defer func() { p.add(node, time.Since(start)) }()
+	}
 	if node.IsMultiOutputs() {
 		// Multi-output node:
 		multiNodeExecutor := multiOutputsNodeExecutors[node.opType]

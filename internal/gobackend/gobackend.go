@@ -47,7 +47,9 @@ var GetBackend = sync.OnceValue(func() backends.Backend {
 // 500us) is how long the goroutines that split ops and matrix products stay
 // awake after each one, waiting for the next; spin=0 lets them exit at
 // once, so each split op pays a core's wake-up (in bench rollout that was
-// slower and used no less CPU: waking cores costs CPU too).
+// slower and used no less CPU: waking cores costs CPU too). nofusion
+// executes every op as built (fuse.go); opprofile times every executed op,
+// for Backend.OpProfile.
 func New(config string) (backends.Backend, error) {
 	b := newDefaultBackend()
 	parts := strings.Split(config, ",")
@@ -102,11 +104,14 @@ func New(config string) (backends.Backend, error) {
 		case "nofusion":
 			// Executes every op as built: no fusion (see fuse.go).
 			b.noFusion = true
+		case "opprofile":
+			// Times every executed op (see opprofile.go and Backend.OpProfile).
+			b.opProfile = &opProfile{}
 		case "":
 			// No-op, just skip.
 		default:
 			return nil, errors.Errorf("unknown configuration option %q for gofast backend -- valid configuration options are: "+
-				"parallelism=#workers, devices=#virtual_devices, spin=duration, dotgeneral_small, dotgeneral_large, dotgeneral_check, ops_sequential, ops_parallel, nofusion; see code for documentation", key)
+				"parallelism=#workers, devices=#virtual_devices, spin=duration, dotgeneral_small, dotgeneral_large, dotgeneral_check, ops_sequential, ops_parallel, nofusion, opprofile; see code for documentation", key)
 		}
 	}
 	b.team.Size = gemmWorkers(b)
@@ -148,6 +153,8 @@ type Backend struct {
 	noFusion bool
 	// fused counts what Compile has fused (fuse.go), for tests.
 	fused fusionCounts
+	// opProfile times the executed ops (the opprofile option); nil without it.
+	opProfile *opProfile
 }
 
 // maxVirtualDevices bounds the devices=N option.
