@@ -1,6 +1,8 @@
 package gobackend
 
 import (
+	"sync"
+
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 
@@ -23,9 +25,13 @@ import (
 // fused results are the same bits; TestElementwiseFusionBitwise checks it.
 //
 // An operand of a region's op is another op of the region, an input of the
-// root's shape read block by block, or an input of one element (a scalar,
-// as MulScalar builds); ops with broadcast operands of other shapes are
-// left out.
+// root's shape read block by block, an input of one element (a scalar, as
+// MulScalar builds), or an input broadcast to the root's shape: the
+// operand of a binary op with axes of size 1 ([B,T,1] against [B,T,D], an
+// RMS norm's scale) or the source of a BroadcastInDim, which then is an op
+// of the region. A broadcast operand's block is filled from its source
+// (an ewFill step, ewBroadcast) before the ops read it; it is a copy, so the bits are the
+// same.
 
 // ewKind is what one step of an elementwise region computes.
 type ewKind uint8
@@ -39,12 +45,16 @@ const (
 	ewExp
 	ewLogistic
 	ewSqrt
+	// ewFill fills the block from an input broadcast to the region's
+	// shape: a BroadcastInDim, or a binary op's operand with axes of size 1.
+	ewFill
 )
 
 // ewKinds maps the fusable op types to their step kinds.
 var ewKinds = map[backends.OpType]ewKind{
 	backends.OpTypeAdd: ewAdd, backends.OpTypeSub: ewSub, backends.OpTypeMul: ewMul, backends.OpTypeDiv: ewDiv,
 	backends.OpTypeNeg: ewNeg, backends.OpTypeExp: ewExp, backends.OpTypeLogistic: ewLogistic, backends.OpTypeSqrt: ewSqrt,
+	backends.OpTypeBroadcastInDim: ewFill,
 }
 
 // ewOperand is where a step reads an operand: the result of an earlier
@@ -56,12 +66,14 @@ type ewOperand struct {
 }
 
 // ewStep is one op of a region: its kind, its operands (one for the unary
-// kinds) and the scratch slot that holds its block, -1 for the last step,
+// kinds and ewFill, whose operand is an input broadcast as bcast
+// says) and the scratch slot that holds its block, -1 for the last step,
 // which writes the output.
 type ewStep struct {
-	kind ewKind
-	args [2]ewOperand
-	slot int
+	kind  ewKind
+	args  [2]ewOperand
+	slot  int
+	bcast *ewBroadcast
 }
 
 // elementwiseFusion is the data of a region's root: its steps in an order
@@ -80,11 +92,13 @@ func (f *elementwiseFusion) execute(backend *Backend, node *Node, inputs []*Buff
 	output := fusedOutput(backend, node, inputs, inputsOwned)
 	out := output.flat.([]float32)
 	splitRange(backend, len(out), func(lo, hi int) {
-		scratch := make([]float32, f.slots*ewBlock)
-		for b := lo; b < hi; b += ewBlock {
-			e := min(b+ewBlock, hi)
-			f.block(scratch, in, out, b, e)
+		width := min(ewBlock, hi-lo)
+		buf := getEWScratch(f.slots * width)
+		for b := lo; b < hi; b += width {
+			e := min(b+width, hi)
+			f.block(*buf, width, in, out, b, e)
 		}
+		ewScratch.Put(buf)
 	})
 	return output, nil
 }
@@ -93,20 +107,36 @@ func (f *elementwiseFusion) execute(backend *Backend, node *Node, inputs []*Buff
 // of scratch and of the inputs stay in L1.
 const ewBlock = 1024
 
-// block computes out[b:e] through every step.
-func (f *elementwiseFusion) block(scratch []float32, in [][]float32, out []float32, b, e int) {
+// ewScratch holds the scratch blocks of finished regions for the next:
+// allocating them per call cost a decode step's small regions (2048
+// elements) about half their time.
+var ewScratch sync.Pool
+
+// getEWScratch returns scratch of at least n floats from ewScratch.
+func getEWScratch(n int) *[]float32 {
+	if buf, ok := ewScratch.Get().(*[]float32); ok && cap(*buf) >= n {
+		*buf = (*buf)[:n]
+		return buf
+	}
+	buf := make([]float32, n, max(n, 4*ewBlock))
+	return &buf
+}
+
+// block computes out[b:e] through every step; slot s of scratch starts
+// at s*width.
+func (f *elementwiseFusion) block(scratch []float32, width int, in [][]float32, out []float32, b, e int) {
 	n := e - b
 	vec := func(o ewOperand) []float32 {
 		if o.step >= 0 {
 			s := f.steps[o.step].slot
-			return scratch[s*ewBlock : s*ewBlock+n]
+			return scratch[s*width : s*width+n]
 		}
 		return in[o.input][b:e]
 	}
 	for _, st := range f.steps {
 		dst := out[b:e]
 		if st.slot >= 0 {
-			dst = scratch[st.slot*ewBlock : st.slot*ewBlock+n]
+			dst = scratch[st.slot*width : st.slot*width+n]
 		}
 		x := st.args[0]
 		switch st.kind {
@@ -118,6 +148,8 @@ func (f *elementwiseFusion) block(scratch []float32, in [][]float32, out []float
 			vecmath.Sigmoid(dst, vec(x))
 		case ewSqrt:
 			vecmath.Sqrt(dst, vec(x))
+		case ewFill:
+			st.bcast.fill(dst, in[x.input], b)
 		default:
 			// The cases of execFloat32Binary, in its order.
 			op, y := f32Op(st.kind-ewAdd), st.args[1]
@@ -134,22 +166,43 @@ func (f *elementwiseFusion) block(scratch []float32, in [][]float32, out []float
 }
 
 // ewFusable reports whether n can be an op of an elementwise region: a
-// float32 op of ewKinds, as built (not fused), with more than one element
-// and operands of its own shape or of one element (not both of one).
+// float32 op of ewKinds, as built (not fused), with more than one element;
+// a binary op's operands of its shape, of one element or broadcastable to
+// it (not all of one element); a BroadcastInDim's of another shape.
 func ewFusable(n *Node) bool {
-	if _, ok := ewKinds[n.opType]; !ok || n.data != nil || n.shape.DType != dtypes.Float32 || n.shape.Size() < 2 {
+	if _, ok := ewKinds[n.opType]; !ok || n.data != nil && n.opType != backends.OpTypeBroadcastInDim ||
+		n.shape.DType != dtypes.Float32 || n.shape.Size() < 2 {
 		return false
 	}
-	full := 0
+	if n.opType == backends.OpTypeBroadcastInDim {
+		return n.inputs[0].shape.DType == dtypes.Float32 && !n.inputs[0].shape.Equal(n.shape)
+	}
+	spread := 0
 	for _, in := range n.inputs {
 		switch {
-		case in.shape.Equal(n.shape):
-			full++
+		case in.shape.Equal(n.shape) || broadcastsTo(in.shape.Dimensions, n.shape.Dimensions) && in.shape.DType == dtypes.Float32:
+			spread++
 		case in.shape.DType != dtypes.Float32 || in.shape.Size() != 1:
 			return false
 		}
 	}
-	return full > 0
+	return spread > 0
+}
+
+// broadcastsTo reports whether an operand of dimensions src, of more than
+// one element, broadcasts to dst: the same rank, each axis equal or 1.
+func broadcastsTo(src, dst []int) bool {
+	if len(src) != len(dst) {
+		return false
+	}
+	size := 1
+	for a, d := range src {
+		if d != dst[a] && d != 1 {
+			return false
+		}
+		size *= d
+	}
+	return size > 1
 }
 
 // fuseElementwise forms the regions among the nodes reachable from the
@@ -207,30 +260,52 @@ func (b *Builder) fuseElementwise(uses []int) {
 // region's inputs, its data the region's steps.
 func (b *Builder) rewriteRegion(root *Node, region []int) {
 	r := root.builderIdx
+	dims := root.shape.Dimensions
 	var (
 		steps   []ewStep
 		inputs  []*Node
 		stepOf  = map[int]int{} // builderIdx -> step
 		inputOf = map[int]int{} // builderIdx -> input
+		spread  = map[int]int{} // builderIdx -> step broadcasting that input
 	)
+	input := func(x *Node) ewOperand {
+		in, ok := inputOf[x.builderIdx]
+		if !ok {
+			in = len(inputs)
+			inputOf[x.builderIdx] = in
+			inputs = append(inputs, x)
+		}
+		return ewOperand{step: -1, input: in, scalar: x.shape.Size() == 1}
+	}
 	for i := 0; i <= r; i++ {
 		n := b.nodes[i]
 		if region[i] != r {
 			continue
 		}
 		st := ewStep{kind: ewKinds[n.opType]}
+		if st.kind == ewFill {
+			st.args[0] = input(n.inputs[0])
+			st.bcast = newEWBroadcast(broadcastSourceDims(n.inputs[0].shape.Dimensions, len(dims), n.data.([]int)), dims)
+		}
 		for a, x := range n.inputs {
-			if s, ok := stepOf[x.builderIdx]; ok && region[x.builderIdx] == r {
+			if st.kind == ewFill {
+				break
+			}
+			if s, ok := stepOf[x.builderIdx]; ok {
 				st.args[a] = ewOperand{step: s, input: -1}
 				continue
 			}
-			in, ok := inputOf[x.builderIdx]
-			if !ok {
-				in = len(inputs)
-				inputOf[x.builderIdx] = in
-				inputs = append(inputs, x)
+			st.args[a] = input(x)
+			if x.shape.Size() > 1 && !x.shape.Equal(root.shape) {
+				// An operand with axes of size 1: a step fills its block first.
+				s, ok := spread[x.builderIdx]
+				if !ok {
+					s = len(steps)
+					spread[x.builderIdx] = s
+					steps = append(steps, ewStep{kind: ewFill, args: [2]ewOperand{st.args[a]}, bcast: newEWBroadcast(x.shape.Dimensions, dims)})
+				}
+				st.args[a] = ewOperand{step: s, input: -1}
 			}
-			st.args[a] = ewOperand{step: -1, input: in, scalar: x.shape.Size() == 1}
 		}
 		stepOf[i] = len(steps)
 		steps = append(steps, st)
@@ -239,6 +314,20 @@ func (b *Builder) rewriteRegion(root *Node, region []int) {
 	f.slots = assignSlots(steps)
 	root.inputs = inputs
 	root.data = f
+}
+
+// broadcastSourceDims returns a BroadcastInDim operand's dimensions at the
+// output's rank: its own on the axes broadcastAxes maps them to, 1
+// elsewhere (the layout execBroadcastInDim reads it in).
+func broadcastSourceDims(src []int, rank int, broadcastAxes []int) []int {
+	d := make([]int, rank)
+	for a := range d {
+		d[a] = 1
+	}
+	for operandAxis, outputAxis := range broadcastAxes {
+		d[outputAxis] = src[operandAxis]
+	}
+	return d
 }
 
 // assignSlots gives each step but the last a scratch slot that no later

@@ -15,9 +15,9 @@ type elementwiseCase struct {
 	what         string
 	fn           any
 	regions, ops int64
-	// rank1Ops, when set, is ops for rank-1 inputs, where a row reduced
-	// with its axis kept has one element and is fusable as a scalar.
-	rank1Ops int64
+	// rank1, when set, is regions and ops for rank-1 inputs, where a row
+	// reduced with its axis kept has one element.
+	rank1 *[2]int64
 }
 
 // elementwiseCases covers the region rules: chains, every kind, scalar
@@ -27,48 +27,61 @@ type elementwiseCase struct {
 func elementwiseCases() []elementwiseCase {
 	type n = *graph.Node
 	return []elementwiseCase{
-		{"(x·y)·z", func(x, y, z n) n { return graph.Mul(graph.Mul(x, y), z) }, 1, 2, 0},
+		{"(x·y)·z", func(x, y, z n) n { return graph.Mul(graph.Mul(x, y), z) }, 1, 2, nil},
 		{"every kind", func(x, y, z n) n {
 			a := graph.Sub(graph.Exp(graph.Neg(x)), graph.Sigmoid(y))
 			return graph.Div(graph.Sqrt(graph.Add(graph.Mul(a, a), z)), y)
-		}, 1, 8, 0},
+		}, 1, 8, nil},
 		{"scalars on both sides", func(x, y, z n) n {
 			g := x.Graph()
 			c := graph.Scalar(g, dtypes.Float32, 1.5)
 			a := graph.Div(c, graph.Sub(c, graph.MulScalar(x, 3)))
 			return graph.Add(graph.Mul(c, a), graph.DivScalar(graph.AddScalar(y, -2), 7))
-		}, 1, 7, 0},
+		}, 1, 7, nil},
 		{"x² read twice", func(x, y, z n) n {
 			e := graph.Exp(x)
 			return graph.Mul(graph.Mul(e, e), graph.Mul(e, y))
-		}, 1, 4, 0},
+		}, 1, 4, nil},
 		{"intermediate read by two regions", func(x, y, z n) (n, n) {
 			t := graph.Neg(graph.Exp(x)) // a region of its own, rooted at Neg
 			return graph.Mul(graph.Mul(t, y), z), graph.Add(graph.Add(t, z), y)
-		}, 3, 6, 0},
+		}, 3, 6, nil},
 		{"intermediate returned", func(x, y, z n) (n, n) {
 			s := graph.Sigmoid(x)
 			return s, graph.Mul(graph.Neg(s), y)
-		}, 1, 2, 0},
-		{"silu(x)·up", func(x, up, z n) n { return graph.Mul(graph.Mul(x, graph.Sigmoid(x)), up) }, 1, 3, 0},
-		{"up·(σ(x)·x)", func(x, up, z n) n { return graph.Mul(up, graph.Mul(graph.Sigmoid(x), x)) }, 1, 3, 0},
+		}, 1, 2, nil},
+		{"silu(x)·up", func(x, up, z n) n { return graph.Mul(graph.Mul(x, graph.Sigmoid(x)), up) }, 1, 3, nil},
+		{"up·(σ(x)·x)", func(x, up, z n) n { return graph.Mul(up, graph.Mul(graph.Sigmoid(x), x)) }, 1, 3, nil},
 		{"silu read elsewhere", func(x, up, z n) (n, n) {
 			s := graph.Mul(x, graph.Sigmoid(x))
 			return graph.Mul(s, up), s
-		}, 1, 2, 0},
+		}, 1, 2, nil},
 		{"broadcast operand", func(x, y, z n) n {
-			row := graph.ReduceAndKeep(y, graph.ReduceMax, -1) // [..., 1]: not fusable
+			row := graph.ReduceAndKeep(y, graph.ReduceMax, -1) // [..., 1]
 			return graph.Mul(graph.Exp(graph.Sub(x, row)), z)
-		}, 1, 2, 3},
+		}, 1, 3, nil},
 		{"owned input taken over", func(x, y, z n) n {
-			t := graph.Add(x, graph.ReduceAndKeep(y, graph.ReduceSum, -1)) // owned, read once
+			t := graph.Max(x, y) // not fusable: owned, read twice
 			return graph.Mul(graph.Sigmoid(t), graph.Sub(t, z))
-		}, 1, 3, 4},
-		{"a single op", func(x, y, z n) n { return graph.Mul(x, y) }, 0, 0, 0},
+		}, 1, 3, nil},
+		{"rms norm", func(x, y, z n) n {
+			w := graph.ReduceAndKeep(y, graph.ReduceMax, 0) // [1, ...]
+			meanSquare := graph.ReduceAndKeep(graph.Mul(x, x), graph.ReduceMean, -1)
+			return graph.Mul(graph.Div(x, graph.Sqrt(graph.AddScalar(meanSquare, 1e-6))), w)
+		}, 2, 4, &[2]int64{1, 2}}, // rank 1: the mean square is a scalar
+		{"BroadcastInDim", func(x, y, z n) n {
+			sum := graph.ReduceAndKeep(y, graph.ReduceSum, -1)
+			return graph.Mul(graph.BroadcastToDims(sum, x.Shape().Dimensions...), graph.Neg(x))
+		}, 1, 3, nil},
+		{"row plus column", func(x, y, z n) n {
+			row, col := graph.ReduceAndKeep(x, graph.ReduceMax, 0), graph.ReduceAndKeep(y, graph.ReduceMax, -1)
+			return graph.Mul(graph.Exp(graph.Add(row, col)), z)
+		}, 1, 3, &[2]int64{0, 0}}, // rank 1: row + col has one element
+		{"a single op", func(x, y, z n) n { return graph.Mul(x, y) }, 0, 0, nil},
 		{"float64", func(x, y, z n) n {
 			d := graph.ConvertDType(x, dtypes.Float64)
 			return graph.ConvertDType(graph.Mul(graph.Exp(d), d), dtypes.Float32)
-		}, 0, 0, 0},
+		}, 0, 0, nil},
 	}
 }
 
@@ -93,12 +106,12 @@ func TestElementwiseFusionBitwise(t *testing.T) {
 						t.Errorf("%s: output %d differs from the unfused ops", name, i)
 					}
 				}
-				ops := tc.ops
-				if len(dims) == 1 && tc.rank1Ops != 0 {
-					ops = tc.rank1Ops
+				regions, ops := tc.regions, tc.ops
+				if len(dims) == 1 && tc.rank1 != nil {
+					regions, ops = tc.rank1[0], tc.rank1[1]
 				}
-				if r, o := fused.fused.elementwise.Load(), fused.fused.elementwiseOps.Load(); r != tc.regions || o != ops {
-					t.Errorf("%s: %d regions of %d ops, want %d of %d", name, r, o, tc.regions, ops)
+				if r, o := fused.fused.elementwise.Load(), fused.fused.elementwiseOps.Load(); r != regions || o != ops {
+					t.Errorf("%s: %d regions of %d ops, want %d of %d", name, r, o, regions, ops)
 				}
 				if r := plain.fused.elementwise.Load(); r != 0 {
 					t.Errorf("%s: nofusion made %d regions", name, r)
@@ -180,4 +193,60 @@ func BenchmarkElementwiseRegion(b *testing.B) {
 	b.Run("silu(x)·up", func(b *testing.B) {
 		benchFusedAndNot(b, func(x, up *graph.Node) *graph.Node { return graph.Mul(graph.Mul(x, graph.Sigmoid(x)), up) }, x, y)
 	})
+}
+
+// TestEWBroadcastFill checks ewBroadcast's blocks against the definition
+// of broadcasting, element by element, for random shapes, sources and
+// blocks.
+func TestEWBroadcastFill(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	for range 500 {
+		rank := 1 + rng.IntN(4)
+		dims, src := make([]int, rank), make([]int, rank)
+		size, srcSize := 1, 1
+		for a := range dims {
+			dims[a] = 1 + rng.IntN(6)
+			src[a] = dims[a]
+			if rng.IntN(2) == 0 {
+				src[a] = 1
+			}
+			size *= dims[a]
+			srcSize *= src[a]
+		}
+		source := make([]float32, srcSize)
+		for i := range source {
+			source[i] = float32(i)
+		}
+		bc := newEWBroadcast(src, dims)
+		b := rng.IntN(size)
+		got := make([]float32, 1+rng.IntN(size-b))
+		bc.fill(got, source, b)
+		for i := range got {
+			// The region's element b+i at its multi-index, read from src.
+			rem, at, stride := b+i, 0, 1
+			for a := rank - 1; a >= 0; a-- {
+				idx := rem % dims[a]
+				rem /= dims[a]
+				if src[a] != 1 {
+					at += idx * stride
+				}
+				stride *= src[a]
+			}
+			if got[i] != source[at] {
+				t.Fatalf("%v broadcast to %v, element %d: %v, want %v (collapsed %v strides %v)", src, dims, b+i, got[i], source[at], bc.dims, bc.strides)
+			}
+		}
+	}
+}
+
+// BenchmarkElementwiseBroadcast times an RMS norm's scaling x/√(m+ε)·w of
+// the small model's [8,256,256] hidden states, fused and not.
+func BenchmarkElementwiseBroadcast(b *testing.B) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	x := softmaxInput(rng, false, 8, 256, 256)
+	benchFusedAndNot(b, func(x *graph.Node) *graph.Node {
+		meanSquare := graph.ReduceAndKeep(graph.Mul(x, x), graph.ReduceMean, -1)
+		w := graph.ReduceAndKeep(x, graph.ReduceMax, 0, 1)
+		return graph.Mul(graph.Div(x, graph.Sqrt(graph.AddScalar(meanSquare, 1e-6))), w)
+	}, x)
 }
