@@ -10,8 +10,9 @@ import (
 // Compile rewrites a few patterns of ops into one node each, which works a
 // row or a block at a time so that its intermediates stay in L1 instead of
 // each op reading and writing a whole tensor: a softmax over the last axis
-// and its gradient (fuse_softmax.go), and then any chain of float32
-// elementwise ops, such as the MLP's silu(x)·up (fuse_elementwise.go). A pattern is fused only when nothing else reads its
+// and its gradient (fuse_softmax.go), with the product the softmax reads
+// (fuse_softmax_product.go), and then any chain of float32 elementwise
+// ops, such as the MLP's silu(x)·up (fuse_elementwise.go). A pattern is fused only when nothing else reads its
 // intermediates, and a fused node applies the kernels the separate ops
 // apply, in the same order, so that its results are the same bits. The
 // rewritten node keeps its op type and shape; its inputs become the
@@ -29,10 +30,11 @@ type fusedOp interface {
 type fusionCounts struct {
 	// softmax and softmaxGrad count fused softmaxes and gradients;
 	// broadcastAddend the fused softmaxes that read a broadcast's source;
-	// elementwise the elementwise regions and elementwiseOps the ops in
-	// them.
-	softmax, softmaxGrad, broadcastAddend atomic.Int64
-	elementwise, elementwiseOps           atomic.Int64
+	// softmaxProduct the fused softmaxes that compute the product they
+	// read; elementwise the elementwise regions and elementwiseOps the ops
+	// in them.
+	softmax, softmaxGrad, broadcastAddend, softmaxProduct atomic.Int64
+	elementwise, elementwiseOps                           atomic.Int64
 }
 
 // fuse rewrites every fusable pattern among the nodes reachable from the
@@ -60,8 +62,9 @@ func (b *Builder) fuse() {
 			b.backend.fused.softmaxGrad.Add(1)
 		}
 	}
-	// The patterns above left their intermediates unreachable; regions are
-	// formed among what remains.
+	// The patterns above left their intermediates unreachable; products
+	// are folded into softmaxes, and regions formed, among what remains.
+	b.fuseSoftmaxProducts(b.nodeUses())
 	b.fuseElementwise(b.nodeUses())
 }
 

@@ -1,6 +1,7 @@
 package gobackend
 
 import (
+	"math"
 	"slices"
 
 	"github.com/gomlx/gomlx/backends"
@@ -53,9 +54,16 @@ type softmaxFusion struct {
 	// attention bias [B,1,T,1,T] is read as it is, instead of the
 	// [B,KV,T,G,T] copy the graph broadcast it to.
 	addendDims []int
+	// product, when set, is the DotGeneral whose result is x, folded in
+	// (fuse_softmax_product.go): the inputs are its operands, then the
+	// other addend, if any.
+	product *dotGeneralNodeData
 }
 
 func (f softmaxFusion) execute(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, error) {
+	if f.product != nil {
+		return execSoftmaxProductFused(backend, node, f, inputs)
+	}
 	return execSoftmaxFused(backend, node, f.addendDims, inputs, inputsOwned)
 }
 
@@ -196,23 +204,31 @@ func execSoftmaxFused(backend *Backend, node *Node, addendDims []int, inputs []*
 	if addendDims != nil {
 		addendRow = broadcastRows(dims, addendDims)
 	}
-	lowest := dtypes.Float32.LowestValue().(float32)
 	splitRows(backend, len(out)/width, width, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
-			dst := out[r*width : (r+1)*width]
-			src := x[r*width : (r+1)*width]
+			var add []float32
 			if addend != nil {
 				a := addendRow(r)
-				vecmath.Add(dst, src, addend[a*width:(a+1)*width])
-				src = dst
+				add = addend[a*width : (a+1)*width]
 			}
-			m := vecmath.Max(lowest, src)
-			vecmath.SubScalar(dst, src, m)
-			vecmath.Exp(dst, dst)
-			vecmath.DivScalar(dst, dst, sumRow(dst))
+			softmaxRow(out[r*width:(r+1)*width], x[r*width:(r+1)*width], add)
 		}
 	})
 	return output, nil
+}
+
+// softmaxRow sets dst to the softmax of src (plus add, when not nil) with
+// the kernels of the separate ops: Add, Max, SubScalar, Exp, the row sum of
+// ReduceSum and DivScalar. dst may be src.
+func softmaxRow(dst, src, add []float32) {
+	if add != nil {
+		vecmath.Add(dst, src, add)
+		src = dst
+	}
+	m := vecmath.Max(float32(math.Inf(-1)), src) // ReduceMax's initial value
+	vecmath.SubScalar(dst, src, m)
+	vecmath.Exp(dst, dst)
+	vecmath.DivScalar(dst, dst, sumRow(dst))
 }
 
 // broadcastRows returns the map from a row of an array of dims to the row
