@@ -40,9 +40,16 @@ import (
 
 // softmaxGradFusion marks a Mul node that computes p·(v − Σ v·p) over the
 // last axis from its inputs p and v.
-type softmaxGradFusion struct{}
+type softmaxGradFusion struct {
+	// product, when set, is the DotGeneral whose result is v, folded in
+	// (fuse_softmax_product.go): the inputs are p and its operands.
+	product *dotGeneralNodeData
+}
 
-func (softmaxGradFusion) execute(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, error) {
+func (f softmaxGradFusion) execute(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, error) {
+	if f.product != nil {
+		return execSoftmaxGradProductFused(backend, node, f, inputs)
+	}
 	return execSoftmaxGradFused(backend, node, inputs, inputsOwned)
 }
 
@@ -266,13 +273,19 @@ func execSoftmaxGradFused(backend *Backend, node *Node, inputs []*Buffer, inputs
 	splitRows(backend, len(out)/width, width, func(lo, hi int) {
 		scratch := make([]float32, width)
 		for r := lo; r < hi; r++ {
-			pr, vr := p[r*width:(r+1)*width], v[r*width:(r+1)*width]
-			vecmath.Mul(scratch, vr, pr)
-			vecmath.SubScalar(scratch, vr, sumRow(scratch))
-			vecmath.Mul(out[r*width:(r+1)*width], pr, scratch)
+			softmaxGradRow(out[r*width:(r+1)*width], p[r*width:(r+1)*width], v[r*width:(r+1)*width], scratch)
 		}
 	})
 	return output, nil
+}
+
+// softmaxGradRow sets dst to p·(v − Σ v·p) with the kernels of the separate
+// ops (Mul, the row sum of ReduceSum, SubScalar), using scratch, which must
+// be none of the others. dst may be p or v.
+func softmaxGradRow(dst, p, v, scratch []float32) {
+	vecmath.Mul(scratch, v, p)
+	vecmath.SubScalar(scratch, v, sumRow(scratch))
+	vecmath.Mul(dst, p, scratch)
 }
 
 // splitRows calls fn over rows [0, rows) of width elements in contiguous

@@ -34,57 +34,110 @@ const softmaxProductRows = 64
 const softmaxProductMinRows = 16
 
 // fuseSoftmaxProducts folds into each fused softmax the product it reads,
-// when nothing else reads it. uses is nodeUses of the graph after the
-// softmax patterns.
+// and into each fused softmax gradient the product its gradient v is, when
+// nothing else reads them. uses is nodeUses of the graph after the softmax
+// patterns.
 func (b *Builder) fuseSoftmaxProducts(uses []int) {
 	if b.backend.dotGeneralForceProblemSize != unknownProblemSize {
 		return // upstream's kernels: other bits than the fused product's
 	}
 	for _, n := range b.nodes {
-		f, ok := n.data.(softmaxFusion)
-		if !ok || uses[n.builderIdx] == 0 || f.product != nil {
+		if _, ok := n.data.(fusedOp); !ok || uses[n.builderIdx] == 0 || n.shape.Rank() == 0 {
 			continue
 		}
 		width := n.shape.Dimensions[n.shape.Rank()-1]
-		for i := range min(len(n.inputs), 2) {
-			x := n.inputs[i]
-			if x.opType == backends.OpTypeReshape && uses[x.builderIdx] == 1 {
-				// The backend's DotGeneral is [batch, lhs cross, rhs cross],
-				// which a Reshape (the same data) gives its axes.
-				x = x.inputs[0]
+		switch f := n.data.(type) {
+		case softmaxFusion:
+			for i := range min(len(n.inputs), 2) {
+				if i == 1 && f.addendDims != nil {
+					break // the second input is a broadcast addend's source
+				}
+				x, params := foldableProduct(n.inputs[i], width, uses)
+				if x == nil {
+					continue
+				}
+				// The product's operands come first, then the other addend,
+				// if any (IEEE addition is commutative: the order changes no
+				// bit).
+				inputs := []*Node{x.inputs[0], x.inputs[1]}
+				if len(n.inputs) == 2 {
+					inputs = append(inputs, n.inputs[1-i])
+				}
+				f.product = params
+				n.inputs, n.data = inputs, f
+				b.backend.fused.softmaxProduct.Add(1)
+				break
 			}
-			params, ok := x.data.(*dotGeneralNodeData)
-			if x.opType != backends.OpTypeDotGeneral || !ok || uses[x.builderIdx] != 1 ||
-				x.shape.DType != dtypes.Float32 || x.inputs[0].shape.DType != dtypes.Float32 || x.inputs[1].shape.DType != dtypes.Float32 ||
-				params.rhsCrossSize != width || params.lhsCrossSize < softmaxProductMinRows {
-				continue
+		case softmaxGradFusion:
+			if x, params := foldableProduct(n.inputs[1], width, uses); x != nil {
+				f.product = params
+				n.inputs, n.data = []*Node{n.inputs[0], x.inputs[0], x.inputs[1]}, f
+				b.backend.fused.softmaxProduct.Add(1)
 			}
-			if i == 1 && f.addendDims != nil {
-				continue // the second input is a broadcast addend's source
-			}
-			// The product's operands come first, then the other addend, if
-			// any (IEEE addition is commutative: the order changes no bit).
-			inputs := []*Node{x.inputs[0], x.inputs[1]}
-			if len(n.inputs) == 2 {
-				inputs = append(inputs, n.inputs[1-i])
-			}
-			f.product = params
-			n.inputs, n.data = inputs, f
-			b.backend.fused.softmaxProduct.Add(1)
-			break
 		}
 	}
 }
 
+// foldableProduct returns the float32 DotGeneral that x is (or reshapes)
+// and its parameters when nothing else reads either, its only column axis
+// is the softmax's of width elements and it has at least
+// softmaxProductMinRows rows a batch item; nil otherwise.
+func foldableProduct(x *Node, width int, uses []int) (*Node, *dotGeneralNodeData) {
+	if x.opType == backends.OpTypeReshape && uses[x.builderIdx] == 1 {
+		// The backend's DotGeneral is [batch, lhs cross, rhs cross], which
+		// a Reshape (the same data) gives its axes.
+		x = x.inputs[0]
+	}
+	params, ok := x.data.(*dotGeneralNodeData)
+	if x.opType != backends.OpTypeDotGeneral || !ok || uses[x.builderIdx] != 1 ||
+		x.shape.DType != dtypes.Float32 || x.inputs[0].shape.DType != dtypes.Float32 || x.inputs[1].shape.DType != dtypes.Float32 ||
+		params.rhsCrossSize != width || params.lhsCrossSize < softmaxProductMinRows {
+		return nil, nil
+	}
+	return x, params
+}
+
 // execSoftmaxProductFused executes a softmax fused with the product it
-// reads (inputs lhs, rhs and the addend, if any): blocks of rows of the
-// product are multiplied into scratch, and each row goes through the
-// softmax from there into the output.
+// reads (inputs lhs, rhs and the addend, if any): each row of the product
+// goes through the softmax from scratch into the output.
 func execSoftmaxProductFused(backend *Backend, node *Node, f softmaxFusion, inputs []*Buffer) (*Buffer, error) {
-	params := f.product
-	lhs, rhs := inputs[0], inputs[1]
+	var addend []float32
+	if len(inputs) == 3 {
+		addend = inputs[2].flat.([]float32)
+	}
+	addendRow := func(r int) int { return r }
+	if f.addendDims != nil {
+		addendRow = broadcastRows(node.shape.Dimensions, f.addendDims)
+	}
+	width := f.product.rhsCrossSize
+	return execProductRows(backend, node, f.product, inputs[0], inputs[1], func(r int, row, dst, _ []float32) {
+		var add []float32
+		if addend != nil {
+			a := addendRow(r)
+			add = addend[a*width : (a+1)*width]
+		}
+		softmaxRow(dst, row, add)
+	})
+}
+
+// execSoftmaxGradProductFused executes a softmax gradient fused with the
+// product its gradient v is (inputs p, then the product's lhs and rhs):
+// each row of v goes through the gradient from scratch into the output.
+func execSoftmaxGradProductFused(backend *Backend, node *Node, f softmaxGradFusion, inputs []*Buffer) (*Buffer, error) {
+	p := inputs[0].flat.([]float32)
+	width := f.product.rhsCrossSize
+	return execProductRows(backend, node, f.product, inputs[1], inputs[2], func(r int, v, dst, tmp []float32) {
+		softmaxGradRow(dst, p[r*width:(r+1)*width], v, tmp)
+	})
+}
+
+// execProductRows computes the product lhs·rhs (params its DotGeneral) a
+// block of softmaxProductRows rows at a time into scratch and calls row
+// with each row's index, its values (scratch it may overwrite), the row of
+// the new output to write and a row of scratch of its own.
+func execProductRows(backend *Backend, node *Node, params *dotGeneralNodeData, lhs, rhs *Buffer, row func(r int, values, dst, tmp []float32)) (*Buffer, error) {
 	a, aBatch, aRow, aCol, lhsTmp := dgStridedOperand(backend, lhs, params.lhsContractingAxes, params.lhsBatchAxes, params.batchSize, params.lhsCrossSize, params.contractingSize)
-	bData, bBatch, bCol, bRow, rhsTmp := dgStridedOperand(backend, rhs, params.rhsContractingAxes, params.rhsBatchAxes, params.batchSize, params.rhsCrossSize, params.contractingSize)
+	b, bBatch, bCol, bRow, rhsTmp := dgStridedOperand(backend, rhs, params.rhsContractingAxes, params.rhsBatchAxes, params.batchSize, params.rhsCrossSize, params.contractingSize)
 	defer func() {
 		for _, tmp := range []*Buffer{lhsTmp, rhsTmp} {
 			if tmp != nil {
@@ -92,51 +145,44 @@ func execSoftmaxProductFused(backend *Backend, node *Node, f softmaxFusion, inpu
 			}
 		}
 	}()
-	var addend []float32
-	if len(inputs) == 3 {
-		addend = inputs[2].flat.([]float32)
-	}
 	output := backend.getBufferForShape(node.shape.Clone())
 	out := output.flat.([]float32)
-	dims := node.shape.Dimensions
 	width, m := params.rhsCrossSize, params.lhsCrossSize
-	addendRow := func(r int) int { return r }
-	if f.addendDims != nil {
-		addendRow = broadcastRows(dims, f.addendDims)
+	block := softmaxProductRows
+	if bRow == 1 && bCol != 1 {
+		// B transposed (the values' gradient dOut·vᵀ): gemm computes
+		// products of up to 256 rows of it swapped, with a transpose of
+		// each block; as many rows as the unfused product takes the
+		// ordinary path.
+		block = max(block, min(m, 512))
 	}
 	var (
 		mu       sync.Mutex
 		firstErr error
 	)
 	splitRows(backend, params.batchSize*m, width, func(lo, hi int) {
-		buf := getEWScratch(softmaxProductRows * width)
+		buf := getEWScratch((block + 1) * width)
 		defer ewScratch.Put(buf)
-		scratch := *buf
+		scratch, tmp := (*buf)[:block*width], (*buf)[block*width:]
 		for r := lo; r < hi; {
 			item, i := r/m, r%m
-			rows := min(hi-r, m-i, softmaxProductRows)
-			aOff, bOff := item*aBatch+i*aRow, item*bBatch
+			rows := min(hi-r, m-i, block)
 			err := gemm.Multiply(&gemm.Params{
 				Batch: 1, M: rows, N: width, K: params.contractingSize,
-				A: a[aOff:], ARowStride: aRow, AColStride: aCol,
-				B: bData[bOff:], BRowStride: bRow, BColStride: bCol,
+				A: a[item*aBatch+i*aRow:], ARowStride: aRow, AColStride: aCol,
+				B: b[item*bBatch:], BRowStride: bRow, BColStride: bCol,
 				C: scratch[:rows*width], MaxWorkers: 1,
 			})
 			if err != nil {
 				mu.Lock()
 				if firstErr == nil {
-					firstErr = errors.Wrapf(err, "softmax of DotGeneral(%s, %s)", lhs.shape, rhs.shape)
+					firstErr = errors.Wrapf(err, "%s of DotGeneral(%s, %s)", node.opType, lhs.shape, rhs.shape)
 				}
 				mu.Unlock()
 				return
 			}
 			for k := range rows {
-				var add []float32
-				if addend != nil {
-					ar := addendRow(r + k)
-					add = addend[ar*width : (ar+1)*width]
-				}
-				softmaxRow(out[(r+k)*width:(r+k+1)*width], scratch[k*width:(k+1)*width], add)
+				row(r+k, scratch[k*width:(k+1)*width], out[(r+k)*width:(r+k+1)*width], tmp)
 			}
 			r += rows
 		}

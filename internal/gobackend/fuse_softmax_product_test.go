@@ -80,6 +80,15 @@ func TestSoftmaxProductFusion(t *testing.T) {
 				m := graph.Reshape(x, sz.b*sz.kv, sz.t*sz.g, sz.hd)
 				return graph.Softmax(graph.DotGeneral(m, []int{2}, []int{0}, graph.Reshape(y, sz.b*sz.kv, sz.hd, sz.t), []int{1}, []int{0}), -1)
 			}, []any{q, k}, fused},
+			{"softmax gradient", func(p, dOut, v n) n {
+				// dP = dOut·vᵀ, then p·(dP − Σ dP·p) as the model writes it.
+				dP := graph.DotGeneral(dOut, []int{4}, []int{0, 1}, v, []int{3}, []int{0, 1})
+				return graph.Mul(p, graph.Sub(dP, graph.ReduceAndKeep(graph.Mul(dP, p), graph.ReduceSum, -1)))
+			}, []any{full, q, v}, fused},
+			{"softmax gradient, v read elsewhere", func(p, dOut, v n) (n, n) {
+				dP := graph.DotGeneral(dOut, []int{4}, []int{0, 1}, v, []int{3}, []int{0, 1})
+				return graph.Mul(p, graph.Sub(dP, graph.ReduceAndKeep(graph.Mul(dP, p), graph.ReduceSum, -1))), dP
+			}, []any{full, q, v}, 0},
 			{"scores read elsewhere", func(q, k, bias n) (n, n) {
 				s := scores(q, k)
 				return graph.Softmax(graph.Add(s, broadcast(bias, s)), -1), s
