@@ -73,17 +73,22 @@ func (m *Model) TemperedResponseLogProbs(ctx *mlctx.Context, inputIDs, positionI
 // softmax(logits), for logits [B,R,V] and targets [B,R] int32.
 func tokenLogProbs(logits, targets *graph.Node) (logProbs, entropy *graph.Node) {
 	g := logits.Graph()
-	shifted := graph.Sub(logits, graph.StopGradient(graph.ReduceAndKeep(logits, graph.ReduceMax, -1)))
+	maxLogit := graph.StopGradient(graph.ReduceAndKeep(logits, graph.ReduceMax, -1))
+	shifted := graph.Sub(logits, maxLogit)
 	exps := graph.Exp(shifted)
 	sum := graph.ReduceAndKeep(exps, graph.ReduceSum, -1)
 	logZ := graph.Log(sum)
 	d := targets.Shape().Dimensions
 	at := shapes.Make(dtypes.Int32, d[0], d[1], 1)
 	index := graph.Concatenate([]*graph.Node{graph.Iota(g, at, 0), graph.Iota(g, at, 1), graph.InsertAxes(targets, -1)}, -1)
-	// The target's shifted logit minus log Z: the same subtraction as
+	// The target's shifted logit minus log Z: the same subtractions as
 	// gathering from shifted − log Z, without that [B,R,V] tensor (and its
-	// gradient's full-size passes).
-	logProbs = graph.Sub(graph.Gather(shifted, index), graph.Reshape(logZ, d[0], d[1]))
+	// gradient's full-size passes). The target's logit is gathered from the
+	// logits, not from shifted, so that shifted feeds only the exponential
+	// (and the entropy), and the backend computes both in one pass without
+	// writing shifted out.
+	targetShifted := graph.Sub(graph.Gather(logits, index), graph.Reshape(maxLogit, d[0], d[1]))
+	logProbs = graph.Sub(targetShifted, graph.Reshape(logZ, d[0], d[1]))
 	// H = log Z - Σ p·shifted, reusing exp(shifted) (one exp pass fewer
 	// than -Σ exp(logp)·logp).
 	expected := graph.Div(graph.ReduceAndKeep(graph.Mul(exps, shifted), graph.ReduceSum, -1), sum)

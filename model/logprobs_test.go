@@ -3,8 +3,13 @@ package model
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
 )
 
 // TestLogProbsMatchReference compares the graph's response log-probs and
@@ -136,6 +141,48 @@ func TestBucket(t *testing.T) {
 	for _, tc := range []struct{ n, want int }{{1, 1}, {2, 2}, {3, 3}, {4, 4}, {5, 6}, {7, 8}, {9, 12}, {13, 16}, {17, 24}, {64, 64}, {65, 96}, {100, 128}} {
 		if got := BucketSize(tc.n); got != tc.want {
 			t.Errorf("BucketSize(%d) = %d, want %d", tc.n, got, tc.want)
+		}
+	}
+}
+
+// TestTokenLogProbsIsLogSoftmax checks tokenLogProbs bit for bit against
+// the log-softmax it stands for, (logits − max) − log Σ exp(logits − max),
+// gathered at the targets: gathering the logit first and subtracting after
+// is the same float32 arithmetic.
+func TestTokenLogProbsIsLogSoftmax(t *testing.T) {
+	backend, err := NewBackend("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(31, 32))
+	const b, r, v = 3, 5, 37
+	logits := make([]float32, b*r*v)
+	for i := range logits {
+		logits[i] = float32(rng.NormFloat64() * 4)
+	}
+	targets := make([]int32, b*r)
+	for i := range targets {
+		targets[i] = int32(rng.IntN(v))
+	}
+	exec, err := graph.NewExec(backend, func(logits, targets *graph.Node) []*graph.Node {
+		got, _ := tokenLogProbs(logits, targets)
+		shifted := graph.Sub(logits, graph.ReduceAndKeep(logits, graph.ReduceMax, -1))
+		logSoftmax := graph.Sub(shifted, graph.Log(graph.ReduceAndKeep(graph.Exp(shifted), graph.ReduceSum, -1)))
+		oneHot := graph.OneHot(targets, v, dtypes.Float32)
+		want := graph.ReduceSum(graph.Where(graph.GreaterThan(oneHot, graph.ScalarZero(logits.Graph(), dtypes.Float32)), logSoftmax, graph.ZerosLike(logSoftmax)), -1)
+		return []*graph.Node{got, want}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := exec.Exec(tensors.FromFlatDataAndDimensions(logits, b, r, v), tensors.FromFlatDataAndDimensions(targets, b, r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := tensors.MustCopyFlatData[float32](outs[0]), tensors.MustCopyFlatData[float32](outs[1])
+	for i := range want {
+		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+			t.Errorf("row %d: log-prob %v, log-softmax %v", i, got[i], want[i])
 		}
 	}
 }
