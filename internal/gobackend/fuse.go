@@ -11,8 +11,10 @@ import (
 // row or a block at a time so that its intermediates stay in L1 instead of
 // each op reading and writing a whole tensor: a softmax over the last axis
 // and its gradient (fuse_softmax.go), with the product the softmax reads
-// (fuse_softmax_product.go), and then any chain of float32 elementwise
-// ops, such as the MLP's silu(x)·up (fuse_elementwise.go). A pattern is fused only when nothing else reads its
+// (fuse_softmax_product.go) and, in forward-only graphs, the product of its
+// probabilities with the values (fuse_attention.go), and then any chain of
+// float32 elementwise ops, such as the MLP's silu(x)·up
+// (fuse_elementwise.go). A pattern is fused only when nothing else reads its
 // intermediates, and a fused node applies the kernels the separate ops
 // apply, in the same order, so that its results are the same bits. The
 // rewritten node keeps its op type and shape; its inputs become the
@@ -31,10 +33,11 @@ type fusionCounts struct {
 	// softmax and softmaxGrad count fused softmaxes and gradients;
 	// broadcastAddend the fused softmaxes that read a broadcast's source;
 	// softmaxProduct the fused softmaxes that compute the product they
-	// read; elementwise the elementwise regions and elementwiseOps the ops
-	// in them.
-	softmax, softmaxGrad, broadcastAddend, softmaxProduct atomic.Int64
-	elementwise, elementwiseOps                           atomic.Int64
+	// read; attention the values' products that compute their softmax;
+	// elementwise the elementwise regions and elementwiseOps the ops in
+	// them.
+	softmax, softmaxGrad, broadcastAddend, softmaxProduct, attention atomic.Int64
+	elementwise, elementwiseOps                                      atomic.Int64
 }
 
 // fuse rewrites every fusable pattern among the nodes reachable from the
@@ -65,6 +68,7 @@ func (b *Builder) fuse() {
 	// The patterns above left their intermediates unreachable; products
 	// are folded into softmaxes, and regions formed, among what remains.
 	b.fuseSoftmaxProducts(b.nodeUses())
+	b.fuseAttention(b.nodeUses())
 	b.fuseElementwise(b.nodeUses())
 }
 
