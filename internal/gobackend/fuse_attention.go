@@ -1,8 +1,8 @@
 package gobackend
 
 import (
+	"math"
 	"slices"
-	"sync"
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -68,86 +68,75 @@ func (b *Builder) fuseAttention(uses []int) {
 }
 
 // execAttentionFused executes a node marked attentionFusion: blocks of
-// rows of scores are multiplied, turned into probabilities in place and
-// multiplied by the values into the output.
+// rows of scores are multiplied and turned into probabilities in scratch
+// (fuse_softmax_causal.go), then multiplied by the values into the output,
+// over the columns that may be non-zero when the values there are finite.
 func execAttentionFused(backend *Backend, node *Node, f attentionFusion, inputs []*Buffer) (*Buffer, error) {
-	scores, values := f.softmax.product, f.values
+	values := f.values
 	last := len(inputs) - 1
-	a, aBatch, aRow, aCol, lhsTmp := dgStridedOperand(backend, inputs[0], scores.lhsContractingAxes, scores.lhsBatchAxes, scores.batchSize, scores.lhsCrossSize, scores.contractingSize)
-	k, kBatch, kCol, kRow, rhsTmp := dgStridedOperand(backend, inputs[1], scores.rhsContractingAxes, scores.rhsBatchAxes, scores.batchSize, scores.rhsCrossSize, scores.contractingSize)
-	v, vBatch, vCol, vRow, valuesTmp := dgStridedOperand(backend, inputs[last], values.rhsContractingAxes, values.rhsBatchAxes, values.batchSize, values.rhsCrossSize, values.contractingSize)
-	defer func() {
-		for _, tmp := range []*Buffer{lhsTmp, rhsTmp, valuesTmp} {
-			if tmp != nil {
-				backend.putBuffer(tmp)
-			}
-		}
-	}()
 	var addend []float32
 	if last == 3 {
 		addend = inputs[2].flat.([]float32)
 	}
-	width, m, hd := scores.rhsCrossSize, scores.lhsCrossSize, values.rhsCrossSize
-	addendRow := func(r int) int { return r }
-	if f.softmax.addendDims != nil {
-		addendRow = broadcastRows(f.probsDims, f.softmax.addendDims)
+	s, release := newScoresSoftmax(backend, f.softmax.product, inputs[0], inputs[1], addend, f.probsDims, f.softmax.addendDims)
+	defer release()
+	v, vBatch, vCol, vRow, valuesTmp := dgStridedOperand(backend, inputs[last], values.rhsContractingAxes, values.rhsBatchAxes, values.batchSize, values.rhsCrossSize, values.contractingSize)
+	if valuesTmp != nil {
+		defer backend.putBuffer(valuesTmp)
 	}
+	width, m, hd := s.width, s.rowsPerItem, values.rhsCrossSize
 	output := backend.getBufferForShape(node.shape.Clone())
 	out := output.flat.([]float32)
-	var (
-		mu       sync.Mutex
-		firstErr error
-	)
-	fail := func(err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if firstErr == nil {
-			firstErr = errors.Wrapf(err, "attention of %s, %s and values %s", inputs[0].shape, inputs[1].shape, inputs[last].shape)
-		}
-	}
-	splitRows(backend, scores.batchSize*m, width, func(lo, hi int) {
-		buf := getEWScratch(softmaxProductRows * width)
+	var errs firstError
+	splitRows(backend, values.batchSize*m, width, func(lo, hi int) {
+		buf := getEWScratch(2 * softmaxProductRows * width)
 		defer ewScratch.Put(buf)
-		scratch := *buf
+		probs, compact := (*buf)[:softmaxProductRows*width], (*buf)[softmaxProductRows*width:]
+		bound := itemBound{item: -1}
+		finiteItem, finite := -1, false
 		for r := lo; r < hi; {
-			item, i := r/m, r%m
-			rows := min(hi-r, m-i, softmaxProductRows)
-			probs := scratch[:rows*width]
-			err := gemm.Multiply(&gemm.Params{
-				Batch: 1, M: rows, N: width, K: scores.contractingSize,
-				A: a[item*aBatch+i*aRow:], ARowStride: aRow, AColStride: aCol,
-				B: k[item*kBatch:], BRowStride: kRow, BColStride: kCol,
-				C: probs, MaxWorkers: 1,
-			})
+			item := r / m
+			rows := min(hi-r, m-r%m, softmaxProductRows)
+			cols, err := s.block(probs[:rows*width], compact, r, rows, &bound)
 			if err != nil {
-				fail(err)
+				errs.set(err)
 				return
 			}
-			for j := range rows {
-				var add []float32
-				if addend != nil {
-					ar := addendRow(r + j)
-					add = addend[ar*width : (ar+1)*width]
-				}
-				row := probs[j*width : (j+1)*width]
-				softmaxRow(row, row, add)
+			if cols < width && finiteItem != item {
+				finiteItem, finite = item, valuesFinite(v[item*vBatch:], vRow, vCol, width, hd)
+			}
+			if !finite {
+				cols = width // 0·Inf is NaN: the full sum
 			}
 			err = gemm.Multiply(&gemm.Params{
-				Batch: 1, M: rows, N: hd, K: width,
+				Batch: 1, M: rows, N: hd, K: cols,
 				A: probs, ARowStride: width, AColStride: 1,
 				B: v[item*vBatch:], BRowStride: vRow, BColStride: vCol,
 				C: out[r*hd : (r+rows)*hd], MaxWorkers: 1,
 			})
 			if err != nil {
-				fail(err)
+				errs.set(errors.Wrapf(err, "attention of %s, %s and values %s", inputs[0].shape, inputs[1].shape, inputs[last].shape))
 				return
 			}
 			r += rows
 		}
 	})
-	if firstErr != nil {
+	if err := errs.get(); err != nil {
 		backend.putBuffer(output)
-		return nil, firstErr
+		return nil, err
 	}
 	return output, nil
+}
+
+// valuesFinite reports whether rows [0, keys) of a batch item's values
+// (row stride rs, column stride cs, cols columns) are all finite.
+func valuesFinite(v []float32, rs, cs, keys, cols int) bool {
+	for j := range keys {
+		for c := range cols {
+			if x := v[j*rs+c*cs]; math.IsInf(float64(x), 0) || x != x {
+				return false
+			}
+		}
+	}
+	return true
 }

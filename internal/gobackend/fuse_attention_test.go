@@ -2,6 +2,7 @@ package gobackend
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -26,6 +27,15 @@ func TestAttentionFusion(t *testing.T) {
 		k := randomTensor(rng, sz.b, sz.kv, sz.hd, sz.t)
 		v := randomTensor(rng, sz.b, sz.kv, sz.t, sz.hd)
 		bias := causalBias(sz.b, sz.t)
+		// Values that keep masked columns from being skipped: a NaN key and
+		// an infinite value in the masked tail (the last key, which only the
+		// last query sees), and a query large enough to overcome the mask.
+		nanKey, infValue, hugeQuery := clone(k), clone(v), clone(q)
+		nanKey.flat[sz.t-1] = float32(math.NaN()) // item 0, dim 0, key t-1
+		infValue.flat[(2*sz.t-1)*sz.hd] = float32(math.Inf(1))
+		for i := range sz.hd {
+			hugeQuery.flat[sz.g*sz.hd+i] = 1e9 // item 0, query 1
+		}
 		fused := int64(1)
 		if sz.t*sz.g < softmaxProductMinRows {
 			fused = 0 // the scores' product is not folded, so neither is the softmax
@@ -46,6 +56,15 @@ func TestAttentionFusion(t *testing.T) {
 				vt := graph.TransposeAllAxes(v, 0, 1, 3, 2) // [B,KV,hd,T]
 				return graph.DotGeneral(probs(q, k, bias), []int{4}, []int{0, 1}, vt, []int{3}, []int{0, 1})
 			}, []any{q, k, v, bias}, fused},
+			{"NaN key in the masked tail", func(q, k, v, bias n) n {
+				return graph.DotGeneral(probs(q, k, bias), []int{4}, []int{0, 1}, v, []int{2}, []int{0, 1})
+			}, []any{q, nanKey, v, bias}, fused},
+			{"infinite value in the masked tail", func(q, k, v, bias n) n {
+				return graph.DotGeneral(probs(q, k, bias), []int{4}, []int{0, 1}, v, []int{2}, []int{0, 1})
+			}, []any{q, k, infValue, bias}, fused},
+			{"query beyond the mask", func(q, k, v, bias n) n {
+				return graph.DotGeneral(probs(q, k, bias), []int{4}, []int{0, 1}, v, []int{2}, []int{0, 1})
+			}, []any{hugeQuery, k, v, bias}, fused},
 			{"probabilities read twice", func(q, k, v, bias n) (n, n) {
 				p := probs(q, k, bias)
 				return p, graph.DotGeneral(p, []int{4}, []int{0, 1}, v, []int{2}, []int{0, 1})
@@ -82,4 +101,9 @@ func BenchmarkAttention(b *testing.B) {
 		p := graph.Softmax(graph.Add(s, graph.BroadcastToDims(bias, s.Shape().Dimensions...)), -1)
 		return graph.DotGeneral(p, []int{4}, []int{0, 1}, v, []int{2}, []int{0, 1})
 	}, q, k, v, bias)
+}
+
+// clone returns a copy of h.
+func clone(h hostTensor) hostTensor {
+	return hostTensor{append([]float32(nil), h.flat...), h.dims}
 }

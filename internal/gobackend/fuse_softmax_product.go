@@ -98,26 +98,38 @@ func foldableProduct(x *Node, width int, uses []int) (*Node, *dotGeneralNodeData
 }
 
 // execSoftmaxProductFused executes a softmax fused with the product it
-// reads (inputs lhs, rhs and the addend, if any): each row of the product
-// goes through the softmax from scratch into the output.
+// reads (inputs lhs, rhs and the addend, if any): blocks of rows of the
+// product go through the softmax in scratch (fuse_softmax_causal.go) and
+// into the output.
 func execSoftmaxProductFused(backend *Backend, node *Node, f softmaxFusion, inputs []*Buffer) (*Buffer, error) {
 	var addend []float32
 	if len(inputs) == 3 {
 		addend = inputs[2].flat.([]float32)
 	}
-	addendRow := func(r int) int { return r }
-	if f.addendDims != nil {
-		addendRow = broadcastRows(node.shape.Dimensions, f.addendDims)
-	}
-	width := f.product.rhsCrossSize
-	return execProductRows(backend, node, f.product, inputs[0], inputs[1], func(r int, row, dst, _ []float32) {
-		var add []float32
-		if addend != nil {
-			a := addendRow(r)
-			add = addend[a*width : (a+1)*width]
+	s, release := newScoresSoftmax(backend, f.product, inputs[0], inputs[1], addend, node.shape.Dimensions, f.addendDims)
+	defer release()
+	output := backend.getBufferForShape(node.shape.Clone())
+	out := output.flat.([]float32)
+	width, m := s.width, s.rowsPerItem
+	var errs firstError
+	splitRows(backend, f.product.batchSize*m, width, func(lo, hi int) {
+		buf := getEWScratch(softmaxProductRows * width)
+		defer ewScratch.Put(buf)
+		bound := itemBound{item: -1}
+		for r := lo; r < hi; {
+			rows := min(hi-r, m-r%m, softmaxProductRows)
+			if _, err := s.block(out[r*width:(r+rows)*width], *buf, r, rows, &bound); err != nil {
+				errs.set(err)
+				return
+			}
+			r += rows
 		}
-		softmaxRow(dst, row, add)
 	})
+	if err := errs.get(); err != nil {
+		backend.putBuffer(output)
+		return nil, err
+	}
+	return output, nil
 }
 
 // execSoftmaxGradProductFused executes a softmax gradient fused with the
@@ -156,10 +168,7 @@ func execProductRows(backend *Backend, node *Node, params *dotGeneralNodeData, l
 		// ordinary path.
 		block = max(block, min(m, 512))
 	}
-	var (
-		mu       sync.Mutex
-		firstErr error
-	)
+	var errs firstError
 	splitRows(backend, params.batchSize*m, width, func(lo, hi int) {
 		buf := getEWScratch((block + 1) * width)
 		defer ewScratch.Put(buf)
@@ -174,11 +183,7 @@ func execProductRows(backend *Backend, node *Node, params *dotGeneralNodeData, l
 				C: scratch[:rows*width], MaxWorkers: 1,
 			})
 			if err != nil {
-				mu.Lock()
-				if firstErr == nil {
-					firstErr = errors.Wrapf(err, "%s of DotGeneral(%s, %s)", node.opType, lhs.shape, rhs.shape)
-				}
-				mu.Unlock()
+				errs.set(errors.Wrapf(err, "%s of DotGeneral(%s, %s)", node.opType, lhs.shape, rhs.shape))
 				return
 			}
 			for k := range rows {
@@ -187,9 +192,29 @@ func execProductRows(backend *Backend, node *Node, params *dotGeneralNodeData, l
 			r += rows
 		}
 	})
-	if firstErr != nil {
+	if err := errs.get(); err != nil {
 		backend.putBuffer(output)
-		return nil, firstErr
+		return nil, err
 	}
 	return output, nil
+}
+
+// firstError keeps the first error reported by any goroutine.
+type firstError struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (e *firstError) set(err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.err == nil {
+		e.err = err
+	}
+}
+
+func (e *firstError) get() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.err
 }
