@@ -76,6 +76,9 @@
 // DotGeneral per operand: GoMLX v0.26's stock DotGeneral gradient
 // materialises the full [batch, lhs, rhs, contracted] product and made a
 // training step of the tiny bench model 12x slower on the pure-Go backend.
+// The attention softmax and the RMS norm write their gradients out too, as
+// a few elementwise chains and reductions instead of autodiff through
+// their forward ops; the forward ops, so the values, are the stock ones.
 //
 // # Sampling
 //
@@ -92,7 +95,10 @@
 // scalar Go loops (about 8 GFLOP/s); the default "gofast" backend packs
 // them for assembly micro-kernels (150-200 GFLOP/s for the benchmark
 // shapes with AVX-512), after which exp (softmax, SiLU) and elementwise
-// ops lead the profile. The graphs avoid what else costs there: keys and values
+// ops lead the profile. The backend fuses chains of elementwise ops and
+// attention's products with their softmax (in forward-only graphs the
+// whole attention), so those intermediates stay in cache; `agentevolver
+// bench --op-profile` shows where a step's time goes. The graphs avoid what else costs there: keys and values
 // are kept in the layouts DotGeneral consumes without transposing, the KV
 // cache is written by a scatter into donated buffers rather than a
 // broadcast Where, broadcasts shared by all layers are made once, and
