@@ -35,9 +35,9 @@ type fusionCounts struct {
 	// softmaxProduct the fused softmaxes that compute the product they
 	// read; attention the values' products that compute their softmax;
 	// elementwise the elementwise regions and elementwiseOps the ops in
-	// them.
+	// them; rowSum the last-axis sums that compute their operand.
 	softmax, softmaxGrad, broadcastAddend, softmaxProduct, attention atomic.Int64
-	elementwise, elementwiseOps                                      atomic.Int64
+	elementwise, elementwiseOps, rowSum                              atomic.Int64
 }
 
 // fuse rewrites every fusable pattern among the nodes reachable from the

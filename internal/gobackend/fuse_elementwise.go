@@ -96,7 +96,7 @@ func (f *elementwiseFusion) execute(backend *Backend, node *Node, inputs []*Buff
 		buf := getEWScratch(f.slots * width)
 		for b := lo; b < hi; b += width {
 			e := min(b+width, hi)
-			f.block(*buf, width, in, out, b, e)
+			f.block(*buf, width, in, out[b:e], b, e)
 		}
 		ewScratch.Put(buf)
 	})
@@ -122,9 +122,9 @@ func getEWScratch(n int) *[]float32 {
 	return &buf
 }
 
-// block computes out[b:e] through every step; slot s of scratch starts
-// at s*width.
-func (f *elementwiseFusion) block(scratch []float32, width int, in [][]float32, out []float32, b, e int) {
+// block computes the region's elements [b, e) through every step, the
+// last into final (e-b elements); slot s of scratch starts at s*width.
+func (f *elementwiseFusion) block(scratch []float32, width int, in [][]float32, final []float32, b, e int) {
 	n := e - b
 	vec := func(o ewOperand) []float32 {
 		if o.step >= 0 {
@@ -134,7 +134,7 @@ func (f *elementwiseFusion) block(scratch []float32, width int, in [][]float32, 
 		return in[o.input][b:e]
 	}
 	for _, st := range f.steps {
-		dst := out[b:e]
+		dst := final
 		if st.slot >= 0 {
 			dst = scratch[st.slot*width : st.slot*width+n]
 		}
@@ -254,6 +254,65 @@ func (b *Builder) fuseElementwise(uses []int) {
 			b.backend.fused.elementwiseOps.Add(int64(members[i]))
 		}
 	}
+	// A region (or one fusable op) read only by a sum over its last axis
+	// is computed a row at a time into scratch and summed there.
+	for _, n := range b.nodes {
+		if uses[n.builderIdx] == 0 || !lastAxisSum(n) {
+			continue
+		}
+		x := n.inputs[0]
+		if uses[x.builderIdx] != 1 || region[x.builderIdx] != x.builderIdx || isOutput[x.builderIdx] {
+			continue
+		}
+		f, ok := x.data.(*elementwiseFusion)
+		if !ok {
+			// One op: a region of its own.
+			b.rewriteRegion(x, region)
+			f = x.data.(*elementwiseFusion)
+		}
+		n.inputs, n.data = x.inputs, &rowSumFusion{region: f, width: x.shape.Dimensions[x.shape.Rank()-1]}
+		b.backend.fused.rowSum.Add(1)
+	}
+}
+
+// lastAxisSum reports whether n is a float32 ReduceSum over only the last
+// axis, of at least two elements (the sums sumRow computes).
+func lastAxisSum(n *Node) bool {
+	if n.opType != backends.OpTypeReduceSum || n.shape.DType != dtypes.Float32 || len(n.inputs) != 1 {
+		return false
+	}
+	axes, ok := n.data.([]int)
+	rank := n.inputs[0].shape.Rank()
+	return ok && len(axes) == 1 && rank > 0 && axes[0] == rank-1 && n.inputs[0].shape.Dimensions[rank-1] >= 2
+}
+
+// rowSumFusion is the data of a ReduceSum over the last axis that computes
+// its operand, an elementwise region, itself: each row of width elements
+// goes through the region's steps into scratch and is summed by sumRow,
+// as the unfused ReduceSum sums it, so the bits are the same.
+type rowSumFusion struct {
+	region *elementwiseFusion
+	width  int
+}
+
+func (f *rowSumFusion) execute(backend *Backend, node *Node, inputs []*Buffer, _ []bool) (*Buffer, error) {
+	in := make([][]float32, len(inputs))
+	for i, buf := range inputs {
+		in[i] = buf.flat.([]float32)
+	}
+	output := backend.getBufferForShape(node.shape.Clone())
+	out := output.flat.([]float32)
+	w := f.width
+	splitRows(backend, len(out), w, func(lo, hi int) {
+		buf := getEWScratch((f.region.slots + 1) * w)
+		defer ewScratch.Put(buf)
+		row := (*buf)[f.region.slots*w:]
+		for r := lo; r < hi; r++ {
+			f.region.block(*buf, w, in, row, r*w, (r+1)*w)
+			out[r] = sumRow(row)
+		}
+	})
+	return output, nil
 }
 
 // rewriteRegion makes root compute its whole region: its inputs become the

@@ -250,3 +250,45 @@ func BenchmarkElementwiseBroadcast(b *testing.B) {
 		return graph.Mul(graph.Div(x, graph.Sqrt(graph.AddScalar(meanSquare, 1e-6))), w)
 	}, x)
 }
+
+// TestRowSumFusion checks last-axis sums that compute their operand: the
+// same bits as the unfused ops, on rows shorter and longer than a block,
+// and no fusion where the operand is read elsewhere or the sum is over
+// another axis.
+func TestRowSumFusion(t *testing.T) {
+	type n = *graph.Node
+	rng := rand.New(rand.NewPCG(37, 38))
+	for _, dims := range [][]int{{2, 7}, {3, 17}, {5, 1023}, {2, 3, 4100}, {64, 256}} {
+		x, y := softmaxInput(rng, true, dims...), softmaxInput(rng, false, dims...)
+		for _, tc := range []struct {
+			what string
+			fn   any
+			sums int64
+		}{
+			{"sum of squares", func(x, y n) n { return graph.ReduceAndKeep(graph.Mul(x, x), graph.ReduceSum, -1) }, 1},
+			{"sum of a region", func(x, y n) n {
+				shifted := graph.Sub(x, graph.ReduceAndKeep(x, graph.ReduceMax, -1))
+				return graph.ReduceSum(graph.Mul(graph.Exp(shifted), y), -1)
+			}, 1},
+			{"operand read elsewhere", func(x, y n) (n, n) {
+				sq := graph.Mul(x, y)
+				return graph.ReduceSum(sq, -1), graph.Neg(sq)
+			}, 0},
+			{"sum over the first axis", func(x, y n) n { return graph.ReduceSum(graph.Mul(x, y), 0) }, 0},
+		} {
+			for _, mode := range []string{"ops_sequential", "ops_parallel"} {
+				name := fmt.Sprint(dims, " ", tc.what, " ", mode)
+				fused, plain := newBackend(t, mode), newBackend(t, mode+",nofusion")
+				got, want := runGraph(t, fused, tc.fn, x, y), runGraph(t, plain, tc.fn, x, y)
+				for i := range want {
+					if !sameBits(got[i], want[i]) {
+						t.Errorf("%s: output %d differs from the unfused ops", name, i)
+					}
+				}
+				if c := fused.fused.rowSum.Load(); c != tc.sums {
+					t.Errorf("%s: %d sums fused, want %d", name, c, tc.sums)
+				}
+			}
+		}
+	}
+}
