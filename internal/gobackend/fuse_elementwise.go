@@ -248,7 +248,9 @@ func (b *Builder) fuseElementwise(uses []int) {
 		members[root]++
 	}
 	for i, n := range b.nodes {
-		if region[i] == i && members[i] > 1 {
+		// One op with a broadcast operand is rewritten too: the binary ops
+		// run such operands on one goroutine, a region on all workers.
+		if region[i] == i && (members[i] > 1 || hasBroadcastOperand(n)) {
 			b.rewriteRegion(n, region)
 			b.backend.fused.elementwise.Add(1)
 			b.backend.fused.elementwiseOps.Add(int64(members[i]))
@@ -273,6 +275,20 @@ func (b *Builder) fuseElementwise(uses []int) {
 		n.inputs, n.data = x.inputs, &rowSumFusion{region: f, width: x.shape.Dimensions[x.shape.Rank()-1]}
 		b.backend.fused.rowSum.Add(1)
 	}
+}
+
+// hasBroadcastOperand reports whether n reads an operand broadcast to its
+// shape (not a scalar).
+func hasBroadcastOperand(n *Node) bool {
+	if n.opType == backends.OpTypeBroadcastInDim {
+		return false // a copy: nothing to compute a block at a time
+	}
+	for _, in := range n.inputs {
+		if in.shape.Size() > 1 && !in.shape.Equal(n.shape) {
+			return true
+		}
+	}
+	return false
 }
 
 // lastAxisSum reports whether n is a float32 ReduceSum over only the last

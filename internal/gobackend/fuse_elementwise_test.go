@@ -77,6 +77,9 @@ func elementwiseCases() []elementwiseCase {
 			row, col := graph.ReduceAndKeep(x, graph.ReduceMax, 0), graph.ReduceAndKeep(y, graph.ReduceMax, -1)
 			return graph.Mul(graph.Exp(graph.Add(row, col)), z)
 		}, 1, 3, &[2]int64{0, 0}}, // rank 1: row + col has one element
+		{"one op with a broadcast operand", func(x, y, z n) n {
+			return graph.Add(x, graph.ReduceAndKeep(y, graph.ReduceMax, -1)) // split over the workers as a region
+		}, 1, 1, &[2]int64{0, 0}}, // rank 1: the operand is a scalar
 		{"a single op", func(x, y, z n) n { return graph.Mul(x, y) }, 0, 0, nil},
 		{"float64", func(x, y, z n) n {
 			d := graph.ConvertDType(x, dtypes.Float64)
