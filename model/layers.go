@@ -220,9 +220,11 @@ func attention(q, k, v, bias *graph.Node) *graph.Node {
 	b, tq, heads, hd := qd[0], qd[1], qd[2], qd[3]
 	kvHeads := k.Shape().Dimensions[1]
 	group := heads / kvHeads
-	q = graph.Reshape(q, b, tq, kvHeads, group, hd)
-	q = graph.MulScalar(graph.TransposeAllAxes(q, 0, 2, 1, 3, 4), 1/math.Sqrt(float64(hd))) // [B,KV,Tq,G,hd]
-	scores := dotGeneral(q, []int{4}, []int{0, 1}, k, []int{2}, []int{0, 1})                // [B,KV,Tq,G,Tk]
+	// Scaled before the transpose: the same products, and the gofast
+	// backend computes them in the pass that makes q (the rotary's).
+	q = graph.Reshape(graph.MulScalar(q, 1/math.Sqrt(float64(hd))), b, tq, kvHeads, group, hd)
+	q = graph.TransposeAllAxes(q, 0, 2, 1, 3, 4)                             // [B,KV,Tq,G,hd]
+	scores := dotGeneral(q, []int{4}, []int{0, 1}, k, []int{2}, []int{0, 1}) // [B,KV,Tq,G,Tk]
 	// The softmax runs in the bias's float32 whatever the compute dtype.
 	probs := softmax(graph.Add(convertTo(scores, bias.DType()), bias))
 	out := dotGeneral(convertTo(probs, v.DType()), []int{4}, []int{0, 1}, v, []int{2}, []int{0, 1}) // [B,KV,Tq,G,hd]
