@@ -121,11 +121,7 @@ func execAttentionFused(backend *Backend, node *Node, f attentionFusion, inputs 
 			r += rows
 		}
 	})
-	if err := errs.get(); err != nil {
-		backend.putBuffer(output)
-		return nil, err
-	}
-	return output, nil
+	return errs.result(backend, output)
 }
 
 // valuesFinite reports whether rows [0, keys) of a batch item's values

@@ -76,13 +76,7 @@ func TestAttentionFusion(t *testing.T) {
 		} {
 			for _, mode := range []string{"ops_sequential", "ops_parallel"} {
 				name := fmt.Sprintf("%+v %s %s", sz, tc.what, mode)
-				f, plain := newBackend(t, mode), newBackend(t, mode+",nofusion")
-				got, want := runGraph(t, f, tc.fn, tc.args...), runGraph(t, plain, tc.fn, tc.args...)
-				for i := range want {
-					if !sameBits(got[i], want[i]) {
-						t.Errorf("%s: output %d differs from the unfused ops", name, i)
-					}
-				}
+				f := fusedAndPlain(t, name, mode, tc.fn, tc.args...)
 				if c := f.fused.attention.Load(); c != tc.fuses {
 					t.Errorf("%s: %d attentions fused, want %d", name, c, tc.fuses)
 				}

@@ -125,11 +125,7 @@ func execSoftmaxProductFused(backend *Backend, node *Node, f softmaxFusion, inpu
 			r += rows
 		}
 	})
-	if err := errs.get(); err != nil {
-		backend.putBuffer(output)
-		return nil, err
-	}
-	return output, nil
+	return errs.result(backend, output)
 }
 
 // execSoftmaxGradProductFused executes a softmax gradient fused with the
@@ -192,11 +188,7 @@ func execProductRows(backend *Backend, node *Node, params *dotGeneralNodeData, l
 			r += rows
 		}
 	})
-	if err := errs.get(); err != nil {
-		backend.putBuffer(output)
-		return nil, err
-	}
-	return output, nil
+	return errs.result(backend, output)
 }
 
 // firstError keeps the first error reported by any goroutine.
@@ -213,8 +205,15 @@ func (e *firstError) set(err error) {
 	}
 }
 
-func (e *firstError) get() error {
+// result returns output, or the first error after returning output to the
+// pool; call it once the goroutines are done.
+func (e *firstError) result(backend *Backend, output *Buffer) (*Buffer, error) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.err
+	err := e.err
+	e.mu.Unlock()
+	if err != nil {
+		backend.putBuffer(output)
+		return nil, err
+	}
+	return output, nil
 }
