@@ -76,9 +76,9 @@
 // DotGeneral per operand: GoMLX v0.26's stock DotGeneral gradient
 // materialises the full [batch, lhs, rhs, contracted] product and made a
 // training step of the tiny bench model 12x slower on the pure-Go backend.
-// The attention softmax and the RMS norm write their gradients out too, as
-// a few elementwise chains and reductions instead of autodiff through
-// their forward ops; the forward ops, so the values, are the stock ones.
+// The attention softmax writes its gradient out too, p·(v − Σ v·p),
+// instead of autodiff through Softmax's ops; its forward ops, so its
+// values, are the stock ones.
 //
 // # Sampling
 //

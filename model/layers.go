@@ -119,37 +119,12 @@ func (m *Model) logits(ctx *mlctx.Context, h *graph.Node) *graph.Node {
 	return linear(h, m.weight(ctx, g, head), nil)
 }
 
-// rmsNorm is Qwen2RMSNorm: w · x / sqrt(mean(x²) + eps) over the last axis,
-// with its gradient written out. For y = n·w, n = x/d, d = √(mean(x²)+ε)
-// and a gradient v at y: dw = Σ v·n over all but the last axis, and with
-// g = v·w, dx = (g − n·mean(g·n)) / d. Autodiff through the forward ops
-// built about a dozen passes over [B,T,D] (on the small benchmark model
-// about 4% of a train step); written out, each gradient is a chain of
-// elementwise ops and one reduction, which the gofast backend fuses. The
-// forward ops are unchanged, so are the values.
+// rmsNorm is Qwen2RMSNorm: w · x / sqrt(mean(x²) + eps) over the last axis.
 func rmsNorm(x, w *graph.Node, eps float64) *graph.Node {
-	var normed, denom *graph.Node
-	return withGradient(
-		func(in []*graph.Node) *graph.Node {
-			x, w := in[0], in[1]
-			meanSquare := graph.ReduceAndKeep(graph.Square(x), graph.ReduceMean, -1)
-			// Div by Sqrt rather than Mul by Rsqrt: GoMLX v0.26 has no Rsqrt gradient.
-			denom = graph.Sqrt(graph.AddScalar(meanSquare, eps))
-			normed = graph.Div(x, denom)
-			return graph.Mul(normed, graph.ExpandLeftToRank(w, x.Rank()))
-		},
-		func(v *graph.Node, i int) *graph.Node {
-			if i == 1 {
-				return graph.ReduceSum(graph.Mul(v, normed), iotaInts(0, x.Rank()-1)...)
-			}
-			// g = v·w twice: each reader computes its own in its fused pass
-			// rather than one being written out for both.
-			wide := graph.ExpandLeftToRank(w, x.Rank())
-			width := float64(x.Shape().Dimensions[x.Rank()-1])
-			mean := graph.DivScalar(graph.ReduceAndKeep(graph.Mul(graph.Mul(v, wide), normed), graph.ReduceSum, -1), width)
-			return graph.Div(graph.Sub(graph.Mul(v, wide), graph.Mul(normed, mean)), denom)
-		},
-		x, w)
+	meanSquare := graph.ReduceAndKeep(graph.Square(x), graph.ReduceMean, -1)
+	// Div by Sqrt rather than Mul by Rsqrt: GoMLX v0.26 has no Rsqrt gradient.
+	normed := graph.Div(x, graph.Sqrt(graph.AddScalar(meanSquare, eps)))
+	return graph.Mul(normed, graph.ExpandLeftToRank(w, x.Rank()))
 }
 
 // silu is x·sigmoid(x), the activation of the SwiGLU MLP.
