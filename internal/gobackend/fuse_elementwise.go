@@ -17,9 +17,11 @@ import (
 // activations (6 MiB) goes beyond L2. Compile groups such ops into regions:
 // an op joins the region of its consumers when all of them are in one
 // region of its shape and nothing else (no other op, no output) reads it.
-// A region of two or more ops becomes its root node, which computes a block
-// of elements at a time through every op of the region, with each
-// intermediate block in L1. The steps call the kernels the separate ops
+// A region of two or more ops (or of one op with a broadcast operand)
+// becomes its root node, which computes a block of elements at a time
+// through every op of the region, with each intermediate block in L1; a
+// last-axis ReduceSum that alone reads a region computes it a row at a
+// time (rowSumFusion). The steps call the kernels the separate ops
 // call (execFloat32Binary's f32VV/f32VS/f32SV, vecmath's Neg, Exp, Sigmoid
 // and Sqrt), whose results depend on an element's operands alone, so the
 // fused results are the same bits; TestElementwiseFusionBitwise checks it.
@@ -30,8 +32,8 @@ import (
 // operand of a binary op with axes of size 1 ([B,T,1] against [B,T,D], an
 // RMS norm's scale) or the source of a BroadcastInDim, which then is an op
 // of the region. A broadcast operand's block is filled from its source
-// (an ewFill step, ewBroadcast) before the ops read it; it is a copy, so the bits are the
-// same.
+// (an ewFill step, ewBroadcast) before the ops read it; it is a copy, so
+// the bits are the same.
 
 // ewKind is what one step of an elementwise region computes.
 type ewKind uint8
