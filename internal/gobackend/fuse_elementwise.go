@@ -372,6 +372,22 @@ func (b *Builder) rewriteRegion(root *Node, region []int) {
 				st.args[a] = ewOperand{step: s, input: -1}
 				continue
 			}
+			if isBroadcastOf(x, root) {
+				// A broadcast that other regions or ops read too: this region
+				// fills its blocks from the source instead of reading the
+				// broadcast tensor, which is not made when nothing else
+				// reads it.
+				s, ok := spread[x.builderIdx]
+				if !ok {
+					s = len(steps)
+					spread[x.builderIdx] = s
+					src := x.inputs[0]
+					steps = append(steps, ewStep{kind: ewFill, args: [2]ewOperand{input(src)},
+						bcast: newEWBroadcast(broadcastSourceDims(src.shape.Dimensions, len(dims), x.data.([]int)), dims)})
+				}
+				st.args[a] = ewOperand{step: s, input: -1}
+				continue
+			}
 			st.args[a] = input(x)
 			if x.shape.Size() > 1 && !x.shape.Equal(root.shape) {
 				// An operand with axes of size 1: a step fills its block first.
@@ -391,6 +407,17 @@ func (b *Builder) rewriteRegion(root *Node, region []int) {
 	f.slots = assignSlots(steps)
 	root.inputs = inputs
 	root.data = f
+}
+
+// isBroadcastOf reports whether x is a float32 BroadcastInDim to root's
+// shape from another shape, which a region can read from its source.
+func isBroadcastOf(x, root *Node) bool {
+	if x.opType != backends.OpTypeBroadcastInDim || !x.shape.Equal(root.shape) {
+		return false
+	}
+	_, ok := x.data.([]int)
+	src := x.inputs[0].shape
+	return ok && src.DType == dtypes.Float32 && !src.Equal(x.shape)
 }
 
 // broadcastSourceDims returns a BroadcastInDim operand's dimensions at the

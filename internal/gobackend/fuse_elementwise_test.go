@@ -77,6 +77,10 @@ func elementwiseCases() []elementwiseCase {
 			row, col := graph.ReduceAndKeep(x, graph.ReduceMax, 0), graph.ReduceAndKeep(y, graph.ReduceMax, -1)
 			return graph.Mul(graph.Exp(graph.Add(row, col)), z)
 		}, 1, 3, &[2]int64{0, 0}}, // rank 1: row + col has one element
+		{"broadcast read by two regions", func(x, y, z n) (n, n) {
+			b := graph.BroadcastToDims(graph.ReduceAndKeep(y, graph.ReduceSum, -1), x.Shape().Dimensions...)
+			return graph.Mul(graph.Neg(x), b), graph.Add(graph.Exp(z), b) // each fills b's blocks
+		}, 2, 4, nil},
 		{"one op with a broadcast operand", func(x, y, z n) n {
 			return graph.Add(x, graph.ReduceAndKeep(y, graph.ReduceMax, -1)) // split over the workers as a region
 		}, 1, 1, &[2]int64{0, 0}}, // rank 1: the operand is a scalar
@@ -296,6 +300,23 @@ func TestRowSumFusion(t *testing.T) {
 					t.Errorf("%s: %d sums fused, want %d", name, c, tc.sums)
 				}
 			}
+		}
+	}
+}
+
+// TestBroadcastReadBySeveralRegions checks that a broadcast read only by
+// regions is not made: each region fills its blocks from the source.
+func TestBroadcastReadBySeveralRegions(t *testing.T) {
+	be := newBackend(t, "ops_sequential,opprofile")
+	rng := rand.New(rand.NewPCG(39, 40))
+	x, y := softmaxInput(rng, false, 4, 300), softmaxInput(rng, false, 4, 300)
+	runGraph(t, be, func(x, y *graph.Node) (*graph.Node, *graph.Node) {
+		b := graph.BroadcastToDims(graph.ReduceAndKeep(y, graph.ReduceSum, -1), 4, 300)
+		return graph.Mul(graph.Neg(x), b), graph.Add(graph.Exp(x), b)
+	}, x, y)
+	for _, r := range be.OpProfile() {
+		if r.Op == "BroadcastInDim" {
+			t.Errorf("the broadcast was made (%d times): %+v", r.Calls, r)
 		}
 	}
 }
