@@ -63,19 +63,54 @@ func leadingColumns(bias []float32, width int) []int {
 	return lead
 }
 
-// scoresSoftmax is the softmax of a product prepared for blocks of rows:
-// the product's operands with their strides, the addend and, when the
-// addend masks columns, each addend row's leading columns.
-type scoresSoftmax struct {
-	params                *dotGeneralNodeData
+// rowProduct is a DotGeneral's operands with the strides of its batch,
+// row and contracted indices, for products of blocks of rows.
+type rowProduct struct {
 	a                     []float32
 	aBatch, aRow, aCol    int
 	k                     []float32
 	kBatch, kRow, kCol    int
-	addend                []float32
-	addendRow             func(r int) int
-	lead                  []int // nil: no columns are skipped
-	width, rowsPerItem, K int
+	width, rowsPerItem, K int // columns, rows a batch item, contracted
+}
+
+// newRowProduct reads the operands of the product lhs·rhs (params its
+// DotGeneral) in place or, when their axes do not collapse to strides,
+// from copies; release returns the copies to the pool.
+func newRowProduct(backend *Backend, params *dotGeneralNodeData, lhs, rhs *Buffer) (p rowProduct, release func()) {
+	p = rowProduct{width: params.rhsCrossSize, rowsPerItem: params.lhsCrossSize, K: params.contractingSize}
+	var lhsTmp, rhsTmp *Buffer
+	p.a, p.aBatch, p.aRow, p.aCol, lhsTmp = dgStridedOperand(backend, lhs, params.lhsContractingAxes, params.lhsBatchAxes, params.batchSize, params.lhsCrossSize, params.contractingSize)
+	p.k, p.kBatch, p.kCol, p.kRow, rhsTmp = dgStridedOperand(backend, rhs, params.rhsContractingAxes, params.rhsBatchAxes, params.batchSize, params.rhsCrossSize, params.contractingSize)
+	return p, func() {
+		for _, tmp := range []*Buffer{lhsTmp, rhsTmp} {
+			if tmp != nil {
+				backend.putBuffer(tmp)
+			}
+		}
+	}
+}
+
+// multiply sets c (rows×cols) to the first cols columns of rows [r,
+// r+rows) of the product, rows of one batch item, on this goroutine.
+func (p *rowProduct) multiply(c []float32, r, rows, cols int) error {
+	item, i := r/p.rowsPerItem, r%p.rowsPerItem
+	err := gemm.Multiply(&gemm.Params{
+		Batch: 1, M: rows, N: cols, K: p.K,
+		A: p.a[item*p.aBatch+i*p.aRow:], ARowStride: p.aRow, AColStride: p.aCol,
+		B: p.k[item*p.kBatch:], BRowStride: p.kRow, BColStride: p.kCol,
+		C: c, MaxWorkers: 1,
+	})
+	return errors.Wrap(err, "product of a fused softmax")
+}
+
+// scoresSoftmax is the softmax of a product prepared for blocks of rows:
+// the product, the addend and, when the addend masks columns, each addend
+// row's leading columns.
+type scoresSoftmax struct {
+	rowProduct
+	addend    []float32
+	addendRow func(r int) int
+	lead      []int // nil: no columns are skipped
 }
 
 // itemBound caches, for one goroutine, the largest |k| of the batch item
@@ -117,7 +152,7 @@ func (s *scoresSoftmax) block(probs, compact []float32, r, rows int, bound *item
 	if cols < width && s.blockPrefix(probs, compact[:rows*cols], aOff, item, r, rows, cols, bound) {
 		return cols, nil
 	}
-	if err := s.multiply(probs[:rows*width], aOff, item, rows, width); err != nil {
+	if err := s.multiply(probs[:rows*width], r, rows, width); err != nil {
 		return 0, err
 	}
 	for kk := range rows {
@@ -127,23 +162,11 @@ func (s *scoresSoftmax) block(probs, compact []float32, r, rows int, bound *item
 	return width, nil
 }
 
-// multiply sets c (rows×cols) to rows of the product from A offset aOff,
-// its first cols columns.
-func (s *scoresSoftmax) multiply(c []float32, aOff, item, rows, cols int) error {
-	err := gemm.Multiply(&gemm.Params{
-		Batch: 1, M: rows, N: cols, K: s.K,
-		A: s.a[aOff:], ARowStride: s.aRow, AColStride: s.aCol,
-		B: s.k[item*s.kBatch:], BRowStride: s.kRow, BColStride: s.kCol,
-		C: c, MaxWorkers: 1,
-	})
-	return errors.Wrap(err, "product of a fused softmax")
-}
-
 // blockPrefix computes the block on its first cols columns and reports
 // whether every row passed the check that the rest are exact zeros; when
 // one does not, probs holds nothing of use.
 func (s *scoresSoftmax) blockPrefix(probs, compact []float32, aOff, item, r, rows, cols int, bound *itemBound) bool {
-	if s.multiply(compact, aOff, item, rows, cols) != nil {
+	if s.multiply(compact, r, rows, cols) != nil {
 		return false // the full path multiplies again and reports the error
 	}
 	if bound.item != item {
@@ -227,10 +250,8 @@ func maxAbsStep(m float64, v float32) float64 {
 // the softmax's dimensions) for blocks of rows. release returns the
 // operands' copies, if any, to the pool.
 func newScoresSoftmax(backend *Backend, params *dotGeneralNodeData, lhs, rhs *Buffer, addend []float32, dims, addendDims []int) (s *scoresSoftmax, release func()) {
-	s = &scoresSoftmax{params: params, width: params.rhsCrossSize, rowsPerItem: params.lhsCrossSize, K: params.contractingSize, addend: addend}
-	var lhsTmp, rhsTmp *Buffer
-	s.a, s.aBatch, s.aRow, s.aCol, lhsTmp = dgStridedOperand(backend, lhs, params.lhsContractingAxes, params.lhsBatchAxes, params.batchSize, params.lhsCrossSize, params.contractingSize)
-	s.k, s.kBatch, s.kCol, s.kRow, rhsTmp = dgStridedOperand(backend, rhs, params.rhsContractingAxes, params.rhsBatchAxes, params.batchSize, params.rhsCrossSize, params.contractingSize)
+	s = &scoresSoftmax{addend: addend}
+	s.rowProduct, release = newRowProduct(backend, params, lhs, rhs)
 	s.addendRow = func(r int) int { return r }
 	if addendDims != nil {
 		s.addendRow = broadcastRows(dims, addendDims)
@@ -238,11 +259,5 @@ func newScoresSoftmax(backend *Backend, params *dotGeneralNodeData, lhs, rhs *Bu
 	if addend != nil {
 		s.lead = leadingColumns(addend, s.width)
 	}
-	return s, func() {
-		for _, tmp := range []*Buffer{lhsTmp, rhsTmp} {
-			if tmp != nil {
-				backend.putBuffer(tmp)
-			}
-		}
-	}
+	return s, release
 }

@@ -6,8 +6,6 @@ import (
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/pkg/errors"
-
-	"github.com/org/agentevolver/internal/gemm"
 )
 
 // Product into softmax fusion (gofast change).
@@ -144,20 +142,13 @@ func execSoftmaxGradProductFused(backend *Backend, node *Node, f softmaxGradFusi
 // with each row's index, its values (scratch it may overwrite), the row of
 // the new output to write and a row of scratch of its own.
 func execProductRows(backend *Backend, node *Node, params *dotGeneralNodeData, lhs, rhs *Buffer, row func(r int, values, dst, tmp []float32)) (*Buffer, error) {
-	a, aBatch, aRow, aCol, lhsTmp := dgStridedOperand(backend, lhs, params.lhsContractingAxes, params.lhsBatchAxes, params.batchSize, params.lhsCrossSize, params.contractingSize)
-	b, bBatch, bCol, bRow, rhsTmp := dgStridedOperand(backend, rhs, params.rhsContractingAxes, params.rhsBatchAxes, params.batchSize, params.rhsCrossSize, params.contractingSize)
-	defer func() {
-		for _, tmp := range []*Buffer{lhsTmp, rhsTmp} {
-			if tmp != nil {
-				backend.putBuffer(tmp)
-			}
-		}
-	}()
+	product, release := newRowProduct(backend, params, lhs, rhs)
+	defer release()
 	output := backend.getBufferForShape(node.shape.Clone())
 	out := output.flat.([]float32)
-	width, m := params.rhsCrossSize, params.lhsCrossSize
+	width, m := product.width, product.rowsPerItem
 	block := softmaxProductRows
-	if bRow == 1 && bCol != 1 {
+	if product.kRow == 1 && product.kCol != 1 {
 		// B transposed (the values' gradient dOut·vᵀ): gemm computes
 		// products of up to 256 rows of it swapped, with a transpose of
 		// each block; as many rows as the unfused product takes the
@@ -170,15 +161,8 @@ func execProductRows(backend *Backend, node *Node, params *dotGeneralNodeData, l
 		defer ewScratch.Put(buf)
 		scratch, tmp := (*buf)[:block*width], (*buf)[block*width:]
 		for r := lo; r < hi; {
-			item, i := r/m, r%m
-			rows := min(hi-r, m-i, block)
-			err := gemm.Multiply(&gemm.Params{
-				Batch: 1, M: rows, N: width, K: params.contractingSize,
-				A: a[item*aBatch+i*aRow:], ARowStride: aRow, AColStride: aCol,
-				B: b[item*bBatch:], BRowStride: bRow, BColStride: bCol,
-				C: scratch[:rows*width], MaxWorkers: 1,
-			})
-			if err != nil {
+			rows := min(hi-r, m-r%m, block)
+			if err := product.multiply(scratch[:rows*width], r, rows, width); err != nil {
 				errs.set(errors.Wrapf(err, "%s of DotGeneral(%s, %s)", node.opType, lhs.shape, rhs.shape))
 				return
 			}
