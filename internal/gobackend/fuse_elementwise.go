@@ -87,10 +87,7 @@ type elementwiseFusion struct {
 }
 
 func (f *elementwiseFusion) execute(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, error) {
-	in := make([][]float32, len(inputs))
-	for i, buf := range inputs {
-		in[i] = buf.flat.([]float32)
-	}
+	in := float32Inputs(inputs)
 	output := fusedOutput(backend, node, inputs, inputsOwned)
 	out := output.flat.([]float32)
 	splitRange(backend, len(out), func(lo, hi int) {
@@ -103,6 +100,15 @@ func (f *elementwiseFusion) execute(backend *Backend, node *Node, inputs []*Buff
 		ewScratch.Put(buf)
 	})
 	return output, nil
+}
+
+// float32Inputs returns the values of a region's inputs.
+func float32Inputs(inputs []*Buffer) [][]float32 {
+	in := make([][]float32, len(inputs))
+	for i, buf := range inputs {
+		in[i] = buf.flat.([]float32)
+	}
+	return in
 }
 
 // ewBlock is how many elements a region computes at a time: a few blocks
@@ -208,8 +214,9 @@ func broadcastsTo(src, dst []int) bool {
 }
 
 // fuseElementwise forms the regions among the nodes reachable from the
-// outputs and rewrites the root of each region of two or more ops. uses is
-// nodeUses of the graph as it is now.
+// outputs and rewrites the root of each region of two or more ops (or of
+// one op with a broadcast operand), then the last-axis sums that alone
+// read a region. uses is nodeUses of the graph as it is now.
 func (b *Builder) fuseElementwise(uses []int) {
 	consumers := make([][]int, len(b.nodes))
 	for _, n := range b.nodes {
@@ -314,10 +321,7 @@ type rowSumFusion struct {
 }
 
 func (f *rowSumFusion) execute(backend *Backend, node *Node, inputs []*Buffer, _ []bool) (*Buffer, error) {
-	in := make([][]float32, len(inputs))
-	for i, buf := range inputs {
-		in[i] = buf.flat.([]float32)
-	}
+	in := float32Inputs(inputs)
 	output := backend.getBufferForShape(node.shape.Clone())
 	out := output.flat.([]float32)
 	w := f.width
