@@ -475,6 +475,9 @@ func (e *Executable) executeNode(node *Node, execBuf *executionBuffers) error {
 	if node.IsMultiOutputs() {
 		// Multi-output node:
 		multiNodeExecutor := multiOutputsNodeExecutors[node.opType]
+		if fused, ok := node.data.(multiFusedOp); ok { // fuse_attention_grad.go
+			multiNodeExecutor = fused.executeMulti
+		}
 		if multiNodeExecutor == nil {
 			return errors.Errorf(
 				"SimpleGo execute: multi-outputs node executor for op type %s not implemented!?",

@@ -11,16 +11,20 @@ import (
 // row or a block at a time so that its intermediates stay in L1 instead of
 // each op reading and writing a whole tensor: a softmax over the last axis
 // and its gradient (fuse_softmax.go), with the product the softmax reads
-// (fuse_softmax_product.go) and, in forward-only graphs, the product of its
-// probabilities with the values (fuse_attention.go), and then any chain of
+// (fuse_softmax_product.go), the softmax gradient with the products that
+// read it (fuse_attention_grad.go), the product of the probabilities with
+// the values (fuse_attention.go), and then any chain of
 // float32 elementwise ops, such as the MLP's silu(x)·up
 // (fuse_elementwise.go). A pattern is fused only when nothing else reads its
 // intermediates, and a fused node applies the kernels the separate ops
 // apply, in the same order, so that its results are the same bits. The
 // rewritten node keeps its op type and shape; its inputs become the
-// pattern's operands and its data a fusedOp, which executes it. The
-// intermediates are left unreachable, so the executable never runs them.
-// The nofusion backend option turns all of it off.
+// pattern's operands and its data a fusedOp, which executes it. A fusion
+// with several results (the attention's in a train step) is a node with
+// several outputs instead, whose data is a multiFusedOp and whose results
+// are the nodes it replaces. The intermediates are left unreachable, so
+// the executable never runs them. The nofusion backend option turns all
+// of it off.
 
 // fusedOp is the data of a fused node: it computes the node's output from
 // its (rewritten) inputs.
@@ -35,9 +39,13 @@ type fusionCounts struct {
 	// softmaxProduct the fused softmaxes that compute the product they
 	// read; attention the values' products that compute their softmax;
 	// elementwise the elementwise regions and elementwiseOps the ops in
-	// them; rowSum the last-axis sums that compute their operand.
+	// them; rowSum the last-axis sums that compute their operand;
+	// attentionGrad the softmax gradients that compute the products
+	// reading them (attentionGradProducts of them); attentionProbs the
+	// values' products computed with probabilities that others read.
 	softmax, softmaxGrad, broadcastAddend, softmaxProduct, attention atomic.Int64
 	elementwise, elementwiseOps, rowSum                              atomic.Int64
+	attentionGrad, attentionGradProducts, attentionProbs             atomic.Int64
 }
 
 // fuse rewrites every fusable pattern among the nodes reachable from the
@@ -68,6 +76,7 @@ func (b *Builder) fuse() {
 	// The patterns above left their intermediates unreachable; products
 	// are folded into softmaxes, and regions formed, among what remains.
 	b.fuseSoftmaxProducts(b.nodeUses())
+	b.fuseAttentionGrad(b.nodeUses())
 	b.fuseAttention(b.nodeUses())
 	b.fuseElementwise(b.nodeUses())
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/pkg/errors"
 
 	"github.com/org/agentevolver/internal/gemm"
@@ -38,9 +39,12 @@ func (f attentionFusion) execute(backend *Backend, node *Node, inputs []*Buffer,
 }
 
 // fuseAttention folds into each product of probabilities and values the
-// fused softmax that computes the probabilities, when nothing else reads
-// them. uses is nodeUses of the graph after fuseSoftmaxProducts.
+// fused softmax that computes the probabilities. When nothing else reads
+// them, they stay in scratch; otherwise (a train step) a new node computes
+// both, in the softmax's place, as long as the values come before it.
+// uses is nodeUses of the graph after fuseAttentionGrad.
 func (b *Builder) fuseAttention(uses []int) {
+	moves := make(map[*Node]*Node)
 	for _, n := range b.nodes {
 		values, ok := n.data.(*dotGeneralNodeData)
 		if n.opType != backends.OpTypeDotGeneral || !ok || uses[n.builderIdx] == 0 || n.shape.DType != dtypes.Float32 ||
@@ -49,7 +53,7 @@ func (b *Builder) fuseAttention(uses []int) {
 		}
 		p := n.inputs[0]
 		softmax, ok := p.data.(softmaxFusion)
-		if !ok || softmax.product == nil || uses[p.builderIdx] != 1 {
+		if !ok || softmax.product == nil || (uses[p.builderIdx] > 1 && n.inputs[1].builderIdx > p.builderIdx) || moves[p] != nil {
 			continue
 		}
 		// The probabilities must be the product's rows as they are: row r
@@ -61,17 +65,41 @@ func (b *Builder) fuseAttention(uses []int) {
 			values.batchSize > 1 && bs != values.lhsCrossSize*width {
 			continue
 		}
-		n.inputs = append(append([]*Node(nil), p.inputs...), n.inputs[1])
-		n.data = attentionFusion{softmax: softmax, values: values, probsDims: slices.Clone(p.shape.Dimensions)}
-		b.backend.fused.attention.Add(1)
+		fusion := attentionFusion{softmax: softmax, values: values, probsDims: slices.Clone(p.shape.Dimensions)}
+		inputs := append(append([]*Node(nil), p.inputs...), n.inputs[1])
+		if uses[p.builderIdx] == 1 {
+			n.inputs, n.data = inputs, fusion
+			b.backend.fused.attention.Add(1)
+			continue
+		}
+		both := &Node{builder: b, opType: p.opType, shape: shapes.Invalid(), inputs: inputs, data: attentionProbsFusion{fusion},
+			multiOutputsShapes: []shapes.Shape{p.shape, n.shape}, multiOutputsNodes: []*Node{p, n}}
+		for i, out := range both.multiOutputsNodes {
+			out.inputs, out.data = []*Node{both}, nil
+			out.isNodeSelectOutput, out.selectOutputIdx = true, i
+		}
+		moves[p] = both
+		b.backend.fused.attentionProbs.Add(1)
 	}
+	b.placeBefore(moves)
 }
 
-// execAttentionFused executes a node marked attentionFusion: blocks of
-// rows of scores are multiplied and turned into probabilities in scratch
-// (fuse_softmax_causal.go), then multiplied by the values into the output,
-// over the columns that may be non-zero when the values there are finite.
+// execAttentionFused executes a node marked attentionFusion.
 func execAttentionFused(backend *Backend, node *Node, f attentionFusion, inputs []*Buffer) (*Buffer, error) {
+	output := backend.getBufferForShape(node.shape.Clone())
+	if err := attentionRows(backend, f, inputs, nil, output.flat.([]float32)); err != nil {
+		backend.putBuffer(output)
+		return nil, err
+	}
+	return output, nil
+}
+
+// attentionRows computes a fused attention's output out: blocks of rows
+// of scores are multiplied and turned into probabilities, in scratch or,
+// when probsOut is not nil, in those rows of probsOut
+// (fuse_softmax_causal.go), then multiplied by the values into out, over
+// the columns that may be non-zero when the values there are finite.
+func attentionRows(backend *Backend, f attentionFusion, inputs []*Buffer, probsOut, out []float32) error {
 	values := f.values
 	last := len(inputs) - 1
 	var addend []float32
@@ -85,8 +113,6 @@ func execAttentionFused(backend *Backend, node *Node, f attentionFusion, inputs 
 		defer backend.putBuffer(valuesTmp)
 	}
 	width, m, hd := s.width, s.rowsPerItem, values.rhsCrossSize
-	output := backend.getBufferForShape(node.shape.Clone())
-	out := output.flat.([]float32)
 	var errs firstError
 	splitRows(backend, values.batchSize*m, width, func(lo, hi int) {
 		buf := getEWScratch(2 * softmaxProductRows * width)
@@ -97,6 +123,9 @@ func execAttentionFused(backend *Backend, node *Node, f attentionFusion, inputs 
 		for r := lo; r < hi; {
 			item := r / m
 			rows := min(hi-r, m-r%m, softmaxProductRows)
+			if probsOut != nil {
+				probs = probsOut[r*width : (r+rows)*width]
+			}
 			cols, err := s.block(probs[:rows*width], compact, r, rows, &bound)
 			if err != nil {
 				errs.set(err)
@@ -121,7 +150,27 @@ func execAttentionFused(backend *Backend, node *Node, f attentionFusion, inputs 
 			r += rows
 		}
 	})
-	return errs.result(backend, output)
+	return errs.first()
+}
+
+// attentionProbsFusion is the data of a node with two results, a fused
+// softmax's probabilities (with their scores product) and their product
+// with the values, which reads them as they are computed: the attention
+// of a train step, whose backward pass reads the probabilities as well.
+// Its inputs are an attentionFusion's.
+type attentionProbsFusion struct {
+	attention attentionFusion
+}
+
+func (f attentionProbsFusion) executeMulti(backend *Backend, node *Node, inputs []*Buffer, _ []bool) ([]*Buffer, error) {
+	probs := backend.getBufferForShape(node.multiOutputsShapes[0].Clone())
+	output := backend.getBufferForShape(node.multiOutputsShapes[1].Clone())
+	if err := attentionRows(backend, f.attention, inputs, probs.flat.([]float32), output.flat.([]float32)); err != nil {
+		backend.putBuffer(probs)
+		backend.putBuffer(output)
+		return nil, err
+	}
+	return []*Buffer{probs, output}, nil
 }
 
 // valuesFinite reports whether rows [0, keys) of a batch item's values

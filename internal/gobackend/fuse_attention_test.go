@@ -45,40 +45,48 @@ func TestAttentionFusion(t *testing.T) {
 			fn    any
 			args  []any
 			fuses int64
+			// probs counts the products computed with probabilities that
+			// something else reads too.
+			probs int64
 		}{
 			{"attention", func(q, k, v, bias n) n {
 				return graph.DotGeneral(probs(q, k, bias), []int{4}, []int{0, 1}, v, []int{2}, []int{0, 1})
-			}, []any{q, k, v, bias}, fused},
+			}, []any{q, k, v, bias}, fused, 0},
 			{"no bias", func(q, k, v n) n {
 				return graph.DotGeneral(graph.Softmax(scores(q, k), -1), []int{4}, []int{0, 1}, v, []int{2}, []int{0, 1})
-			}, []any{q, k, v}, fused},
+			}, []any{q, k, v}, fused, 0},
 			{"values transposed", func(q, k, v, bias n) n {
 				vt := graph.TransposeAllAxes(v, 0, 1, 3, 2) // [B,KV,hd,T]
 				return graph.DotGeneral(probs(q, k, bias), []int{4}, []int{0, 1}, vt, []int{3}, []int{0, 1})
-			}, []any{q, k, v, bias}, fused},
+			}, []any{q, k, v, bias}, fused, 0},
 			{"NaN key in the masked tail", func(q, k, v, bias n) n {
 				return graph.DotGeneral(probs(q, k, bias), []int{4}, []int{0, 1}, v, []int{2}, []int{0, 1})
-			}, []any{q, nanKey, v, bias}, fused},
+			}, []any{q, nanKey, v, bias}, fused, 0},
 			{"infinite value in the masked tail", func(q, k, v, bias n) n {
 				return graph.DotGeneral(probs(q, k, bias), []int{4}, []int{0, 1}, v, []int{2}, []int{0, 1})
-			}, []any{q, k, infValue, bias}, fused},
+			}, []any{q, k, infValue, bias}, fused, 0},
 			{"query beyond the mask", func(q, k, v, bias n) n {
 				return graph.DotGeneral(probs(q, k, bias), []int{4}, []int{0, 1}, v, []int{2}, []int{0, 1})
-			}, []any{hugeQuery, k, v, bias}, fused},
+			}, []any{hugeQuery, k, v, bias}, fused, 0},
 			{"probabilities read twice", func(q, k, v, bias n) (n, n) {
 				p := probs(q, k, bias)
 				return p, graph.DotGeneral(p, []int{4}, []int{0, 1}, v, []int{2}, []int{0, 1})
-			}, []any{q, k, v, bias}, 0},
+			}, []any{q, k, v, bias}, 0, fused},
+			{"probabilities read twice, values after them", func(q, k, v, bias n) (n, n) {
+				p := probs(q, k, bias)
+				v = graph.Add(v, graph.ScalarOne(v.Graph(), v.DType()))
+				return p, graph.DotGeneral(p, []int{4}, []int{0, 1}, v, []int{2}, []int{0, 1})
+			}, []any{q, k, v, bias}, 0, 0},
 			{"values first", func(q, k, v, bias n) n {
 				// vᵀ·p: the probabilities are the product's rhs.
 				return graph.DotGeneral(v, []int{2}, []int{0, 1}, probs(q, k, bias), []int{4}, []int{0, 1})
-			}, []any{q, k, v, bias}, 0},
+			}, []any{q, k, v, bias}, 0, 0},
 		} {
 			for _, mode := range []string{"ops_sequential", "ops_parallel"} {
 				name := fmt.Sprintf("%+v %s %s", sz, tc.what, mode)
 				f := fusedAndPlain(t, name, mode, tc.fn, tc.args...)
-				if c := f.fused.attention.Load(); c != tc.fuses {
-					t.Errorf("%s: %d attentions fused, want %d", name, c, tc.fuses)
+				if c, p := f.fused.attention.Load(), f.fused.attentionProbs.Load(); c != tc.fuses || p != tc.probs {
+					t.Errorf("%s: %d attentions fused and %d with their probabilities, want %d and %d", name, c, p, tc.fuses, tc.probs)
 				}
 			}
 		}

@@ -176,9 +176,10 @@ func (f *elementwiseFusion) block(scratch []float32, width int, in [][]float32, 
 // ewFusable reports whether n can be an op of an elementwise region: a
 // float32 op of ewKinds, as built (not fused), with more than one element;
 // a binary op's operands of its shape, of one element or broadcastable to
-// it (not all of one element); a BroadcastInDim's of another shape.
+// it (not all of one element); a BroadcastInDim's of another shape. A
+// result of a node with several keeps its op type but is no such op.
 func ewFusable(n *Node) bool {
-	if _, ok := ewKinds[n.opType]; !ok || n.data != nil && n.opType != backends.OpTypeBroadcastInDim ||
+	if _, ok := ewKinds[n.opType]; !ok || n.data != nil && n.opType != backends.OpTypeBroadcastInDim || n.isNodeSelectOutput ||
 		n.shape.DType != dtypes.Float32 || n.shape.Size() < 2 {
 		return false
 	}

@@ -189,13 +189,17 @@ func (e *firstError) set(err error) {
 	}
 }
 
+// first returns the first error set, or nil.
+func (e *firstError) first() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.err
+}
+
 // result returns output, or the first error after returning output to the
 // pool; call it once the goroutines are done.
 func (e *firstError) result(backend *Backend, output *Buffer) (*Buffer, error) {
-	e.mu.Lock()
-	err := e.err
-	e.mu.Unlock()
-	if err != nil {
+	if err := e.first(); err != nil {
 		backend.putBuffer(output)
 		return nil, err
 	}

@@ -63,11 +63,9 @@ type OpProfileRow struct {
 func (p *opProfile) add(node *Node, d time.Duration) {
 	key := opProfileKey{op: node.opType, shape: opProfileShapes(node)}
 	if f, ok := node.data.(fusedOp); ok {
-		t := reflect.TypeOf(f)
-		if t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		key.fused = t.Name()
+		key.fused = fusionName(f)
+	} else if f, ok := node.data.(multiFusedOp); ok {
+		key.fused = fusionName(f)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -81,6 +79,15 @@ func (p *opProfile) add(node *Node, d time.Duration) {
 	}
 	e.calls++
 	e.total += d
+}
+
+// fusionName is the name of a fused node's data type.
+func fusionName(f any) string {
+	t := reflect.TypeOf(f)
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Name()
 }
 
 // OpProfile returns the rows of the op profile, the most time first, and
@@ -138,9 +145,13 @@ func WriteOpProfile(w io.Writer, rows []OpProfileRow, limit int) error {
 // opProfileShapes is the profile's description of node's inputs and output.
 func opProfileShapes(node *Node) string {
 	var b strings.Builder
+	dtype := node.shape.DType
+	if node.IsMultiOutputs() {
+		dtype = node.multiOutputsShapes[0].DType
+	}
 	one := true
 	for _, in := range node.inputs {
-		one = one && in.shape.DType == node.shape.DType
+		one = one && in.shape.DType == dtype
 	}
 	write := func(s shapes.Shape) {
 		if !one {
@@ -149,7 +160,7 @@ func opProfileShapes(node *Node) string {
 		fmt.Fprint(&b, s.Dimensions)
 	}
 	if one {
-		b.WriteString(node.shape.DType.String() + " ")
+		b.WriteString(dtype.String() + " ")
 	}
 	for i, in := range node.inputs {
 		if i > 0 {
@@ -158,6 +169,15 @@ func opProfileShapes(node *Node) string {
 		write(in.shape)
 	}
 	b.WriteString(" -> ")
+	if node.IsMultiOutputs() {
+		for i, out := range node.multiOutputsShapes {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			write(out)
+		}
+		return b.String()
+	}
 	write(node.shape)
 	return b.String()
 }
