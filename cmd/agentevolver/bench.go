@@ -137,19 +137,9 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if *opProfile < 0 {
 		return fmt.Errorf("bench: --op-profile must be >= 0")
 	}
-	backendName := *backend
-	if backendName == "" {
-		backendName = os.Getenv(model.BackendEnvVar)
-	}
-	if backendName == "" {
-		backendName = model.DefaultBackend
-	}
-	config := backendName
-	if *opProfile > 0 {
-		var err error
-		if config, err = withOpProfile(config); err != nil {
-			return err
-		}
+	backendName, config, err := benchBackend(*backend, *opProfile)
+	if err != nil {
+		return err
 	}
 	be, err := model.NewBackend(config)
 	if err != nil {
@@ -204,6 +194,26 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 // opProfiler is the gofast backend's op profile (its opprofile option).
 type opProfiler interface {
 	OpProfile() []gobackend.OpProfileRow
+}
+
+// benchBackend resolves a bench's backend name (the flag, else
+// $GOMLX_BACKEND, else the default) and the configuration to create it
+// with: the name, plus the opprofile option when opProfile > 0.
+func benchBackend(flag string, opProfile int) (name, config string, err error) {
+	name = flag
+	if name == "" {
+		name = os.Getenv(model.BackendEnvVar)
+	}
+	if name == "" {
+		name = model.DefaultBackend
+	}
+	config = name
+	if opProfile > 0 {
+		if config, err = withOpProfile(config); err != nil {
+			return "", "", err
+		}
+	}
+	return name, config, nil
 }
 
 // withOpProfile adds the opprofile option to a gofast backend

@@ -16,6 +16,7 @@ import (
 	"github.com/org/agentevolver/envclient"
 	"github.com/org/agentevolver/envs/toolworld"
 	"github.com/org/agentevolver/envservice"
+	"github.com/org/agentevolver/internal/gobackend"
 	"github.com/org/agentevolver/llm"
 	"github.com/org/agentevolver/model"
 	"github.com/org/agentevolver/tokenizer"
@@ -32,6 +33,7 @@ type rolloutBenchOptions struct {
 	baseline              bool
 	cold                  bool
 	cpuProfile            string
+	opProfile             int
 }
 
 // rolloutResult is the JSON line of bench rollout (and, under "baseline",
@@ -87,13 +89,14 @@ func runBenchRollout(ctx context.Context, args []string, stdout, stderr io.Write
 	fs.BoolVar(&o.baseline, "baseline", false, "also run the episodes without prefix reuse and continuous batching, first")
 	fs.BoolVar(&o.cold, "cold", false, "measure the first pass, compilations included (by default each policy first plays other tasks, as at every RL step after the first)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured runs to this file")
+	fs.IntVar(&o.opProfile, "op-profile", 0, "time every op of each measured run (gofast backend) and print the `N` costliest kinds to stderr")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if o.tasks < 1 || o.n < 1 || o.concurrency < 1 || o.maxSteps < 1 || o.maxTokens < 1 {
-		return errors.New("bench rollout: --tasks, --n, --concurrency, --max-steps and --max-tokens must be >= 1")
+	if o.tasks < 1 || o.n < 1 || o.concurrency < 1 || o.maxSteps < 1 || o.maxTokens < 1 || o.opProfile < 0 {
+		return errors.New("bench rollout: --tasks, --n, --concurrency, --max-steps and --max-tokens must be >= 1, --op-profile >= 0")
 	}
-	b, err := newRolloutBench(ctx, def, o)
+	b, err := newRolloutBench(ctx, def, o, stderr)
 	if err != nil {
 		return err
 	}
@@ -135,9 +138,13 @@ type rolloutBench struct {
 	tasks   []agentevolver.Task
 	warmup  []agentevolver.Task // other tasks, played first unless cold
 	model   *model.Model
+	// profiled is the backend's op profile (--op-profile), written to
+	// stderr after each measured run; nil without it.
+	profiled opProfiler
+	stderr   io.Writer
 }
 
-func newRolloutBench(ctx context.Context, def trainer.Config, o rolloutBenchOptions) (*rolloutBench, error) {
+func newRolloutBench(ctx context.Context, def trainer.Config, o rolloutBenchOptions, stderr io.Writer) (*rolloutBench, error) {
 	tw := def.Env.Toolworld
 	world, err := toolworld.New(toolworld.Config{
 		Seed: o.seed, Compact: tw.Compact, SystemPrompt: tw.SystemPrompt, MinLevel: 2, MaxLevel: 3,
@@ -169,7 +176,7 @@ func newRolloutBench(ctx context.Context, def trainer.Config, o rolloutBenchOpti
 	if len(ids) < need {
 		return nil, fmt.Errorf("bench rollout: %d tasks needed, toolworld lists %d", need, len(ids))
 	}
-	b := &rolloutBench{o: o, def: def, tok: tok, tmpl: tmpl, env: envservice.NewManager(envservice.ManagerConfig{})}
+	b := &rolloutBench{o: o, def: def, tok: tok, tmpl: tmpl, env: envservice.NewManager(envservice.ManagerConfig{}), stderr: stderr}
 	if err := b.env.Register(toolworld.Name, world); err != nil {
 		b.env.Close()
 		return nil, fmt.Errorf("bench rollout: %w", err)
@@ -184,12 +191,20 @@ func newRolloutBench(ctx context.Context, def trainer.Config, o rolloutBenchOpti
 		}
 	}
 	s := def.Model.Shape
-	backend, err := model.NewBackend(o.backend)
+	_, config, err := benchBackend(o.backend, o.opProfile)
+	if err != nil {
+		b.env.Close()
+		return nil, err
+	}
+	backend, err := model.NewBackend(config)
 	if err != nil {
 		b.env.Close()
 		return nil, err
 	}
 	b.backend = backend.Name()
+	if o.opProfile > 0 {
+		b.profiled, _ = backend.(opProfiler)
+	}
 	b.model, err = model.New(model.Config{
 		VocabSize: tok.VocabSize(), HiddenSize: s.HiddenSize, NumHiddenLayers: s.NumLayers, NumAttentionHeads: s.NumHeads,
 		NumKeyValueHeads: s.NumKVHeads, IntermediateSize: s.IntermediateSize, RopeTheta: s.RopeTheta,
@@ -243,10 +258,19 @@ func (b *rolloutBench) run(ctx context.Context, opts model.PolicyOptions, mode s
 		policy.DropPrefixCache()
 		before = policy.Stats()
 	}
+	if b.profiled != nil {
+		b.profiled.OpProfile() // drops the warm-up's (or the other run's) ops
+	}
 	b.timed.nanos.Store(0)
 	began, cpuBegan := time.Now(), processCPUTime()
 	results, err := play(b.tasks, b.o.seed)
 	wall, cpu := time.Since(began).Seconds(), (processCPUTime() - cpuBegan).Seconds()
+	if b.profiled != nil {
+		fmt.Fprintf(b.stderr, "ops of the %s run:\n", mode)
+		if werr := gobackend.WriteOpProfile(b.stderr, b.profiled.OpProfile(), b.o.opProfile); werr != nil {
+			return nil, werr
+		}
+	}
 	failed, rest := agentflow.RolloutErrors(err)
 	if rest != nil {
 		return nil, fmt.Errorf("bench rollout: %w", rest)

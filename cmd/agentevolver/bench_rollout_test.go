@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -57,5 +58,34 @@ func TestBenchRollout(t *testing.T) {
 	if cold.GeneratedTokens != res.GeneratedTokens || cold.Compiles <= res.Compiles {
 		t.Errorf("--cold generated %d tokens with %d compilations; warm %d, %d",
 			cold.GeneratedTokens, cold.Compiles, res.GeneratedTokens, res.Compiles)
+	}
+}
+
+// TestBenchRolloutOpProfile checks --op-profile on rollouts: a table of
+// each measured run's ops on stderr, the warm-up's left out, and a clear
+// error for a negative count.
+func TestBenchRolloutOpProfile(t *testing.T) {
+	var out, errOut bytes.Buffer
+	args := []string{"bench", "rollout", "--tasks", "1", "--n", "2", "--max-steps", "1", "--max-tokens", "4", "--baseline",
+		"--op-profile", "2", "--backend", "gofast:ops_sequential"}
+	if code := run(context.Background(), args, nil, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	table := errOut.String()
+	for _, want := range []string{"ops of the baseline run:\n", "ops of the continuous+prefix run:\n", "DotGeneral", "\ntotal "} {
+		if !strings.Contains(table, want) {
+			t.Errorf("stderr has no %q:\n%s", want, table)
+		}
+	}
+	if rows := strings.Count(table, "%"); rows != 4 {
+		t.Errorf("%d rows, want 2 a run:\n%s", rows, table)
+	}
+	var res rolloutResult
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil || res.Baseline == nil {
+		t.Errorf("JSON line %q: %v", out.String(), err)
+	}
+	errOut.Reset()
+	if code := run(context.Background(), []string{"bench", "rollout", "--op-profile", "-1"}, nil, &out, &errOut); code == 0 || !strings.Contains(errOut.String(), "--op-profile") {
+		t.Errorf("--op-profile -1: exit %d, %q", code, errOut.String())
 	}
 }
