@@ -468,6 +468,30 @@ func TestSwappedRowsMatchPacked(t *testing.T) {
 	}
 }
 
+// TestSwappedWeightGradientMatchesRows checks that wide products of a
+// transposed A by a row-major B (weight gradients), computed swapped, give
+// bit for bit the rows a product of up to noPackMaxM rows gives, which is
+// not swapped. Depths cover one and several kc blocks.
+func TestSwappedWeightGradientMatchesRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, isa := range Supported() {
+		for _, s := range [][3]int{{noPackMaxM + 1, 130, 17}, {200, 333, 300}, {256, 768, 600}} {
+			m, n, k := s[0], s[1], s[2]
+			wide := makeParams(rng, 2, m, n, k, colMajor, rowMajor)
+			wide.ISA = isa
+			if err := Multiply(wide); err != nil {
+				t.Fatal(err)
+			}
+			check(t, wide)
+			for _, rows := range []int{1, 13, noPackMaxM} {
+				if b, i, differ := firstRowsDiffer(t, rng, wide, rows); differ {
+					t.Fatalf("%s %dx%dx%d: batch %d row %d differs from the first %d rows alone", isa, m, n, k, b, i, rows)
+				}
+			}
+		}
+	}
+}
+
 // firstRowsDiffer multiplies the first m rows of each of wide's batch items
 // again on their own (same operands and strides, a random worker count)
 // and reports the first batch item and row whose result is not bit for
