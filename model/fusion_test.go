@@ -35,21 +35,7 @@ func TestGradientFusedBitwise(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := tinyConfig()
-		m, err := New(cfg, 43, Options{Backend: be})
-		if err != nil {
-			t.Fatal(err)
-		}
-		wrng := rand.New(rand.NewPCG(43, 99))
-		for v := range m.Context().IterVariables() {
-			data := make([]float32, v.Shape().Size())
-			for i := range data {
-				data[i] = float32(wrng.NormFloat64() * 0.3)
-			}
-			if err := v.SetValue(tensors.FromFlatDataAndDimensions(data, v.Shape().Dimensions...)); err != nil {
-				t.Fatal(err)
-			}
-		}
+		m := newTestModelOn(t, tinyConfig(), 43, Options{Backend: be})
 		exec, err := mlctx.NewExec(be, m.Context(), func(ctx *mlctx.Context, ids, pos, mask, targets *graph.Node) []*graph.Node {
 			logp, _ := m.ResponseLogProbs(ctx, ids, pos, mask, targets, promptLen)
 			return ctx.BuildTrainableVariablesGradientsGraph(graph.ReduceAllSum(logp))

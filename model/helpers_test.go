@@ -21,7 +21,13 @@ func tinyConfig() Config {
 // behind a zero or a one.
 func newTestModel(t testing.TB, cfg Config, seed int64) *Model {
 	t.Helper()
-	m, err := New(cfg, seed, Options{})
+	return newTestModelOn(t, cfg, seed, Options{})
+}
+
+// newTestModelOn is newTestModel with the given options (a backend).
+func newTestModelOn(t testing.TB, cfg Config, seed int64, opts Options) *Model {
+	t.Helper()
+	m, err := New(cfg, seed, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
