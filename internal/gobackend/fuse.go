@@ -105,6 +105,49 @@ func (b *Builder) nodeUses() []int {
 	return uses
 }
 
+// nodeReaders lists, for each node, the builderIdx of every reachable node
+// that reads it, once per input that refers to it. uses is nodeUses.
+func (b *Builder) nodeReaders(uses []int) [][]int {
+	readers := make([][]int, len(b.nodes))
+	for _, n := range b.nodes {
+		if uses[n.builderIdx] == 0 {
+			continue
+		}
+		for _, in := range n.inputs {
+			readers[in.builderIdx] = append(readers[in.builderIdx], n.builderIdx)
+		}
+	}
+	return readers
+}
+
+// placeBefore puts each node of moves right before its key in b.nodes,
+// taking it from where it was, if anywhere, and renumbers the nodes. A
+// node with several results must come before them, since the executor
+// runs nodes in index order.
+func (b *Builder) placeBefore(moves map[*Node]*Node) {
+	if len(moves) == 0 {
+		return
+	}
+	moved := make(map[*Node]bool, len(moves))
+	for _, n := range moves {
+		moved[n] = true
+	}
+	order := make([]*Node, 0, len(b.nodes)+len(moves))
+	for _, n := range b.nodes {
+		if moved[n] {
+			continue
+		}
+		if m := moves[n]; m != nil {
+			order = append(order, m)
+		}
+		order = append(order, n)
+	}
+	for i, n := range order {
+		n.builderIdx = i
+	}
+	b.nodes = order
+}
+
 // fusedOutput returns the buffer a fused node writes: the first owned
 // input of the node's shape (not a broadcast addend), taken over, or a new
 // one.

@@ -107,17 +107,7 @@ func (f attentionGradFusion) executeMulti(backend *Backend, node *Node, inputs [
 // results, still come after it: the executor runs nodes in index order.
 // That is only done when every operand it reads comes before that place.
 func (b *Builder) fuseAttentionGrad(uses []int) {
-	readers := make(map[*Node][]*Node)
-	for _, n := range b.nodes {
-		if uses[n.builderIdx] == 0 {
-			continue
-		}
-		for _, in := range n.inputs {
-			if r := readers[in]; len(r) == 0 || r[len(r)-1] != n {
-				readers[in] = append(r, n)
-			}
-		}
-	}
+	readers := b.nodeReaders(uses)
 	workers := gemmWorkers(b.backend)
 	hostOf := make(map[*Node]*Node) // the first product fused -> its softmax gradient
 	for _, s := range b.nodes {
@@ -165,14 +155,14 @@ func (b *Builder) fuseAttentionGrad(uses []int) {
 			return true
 		}
 		all := true
-		for _, d := range readers[s] {
-			all = all && add(d, true)
+		for _, d := range readers[s.builderIdx] {
+			all = all && add(b.nodes[d], true)
 		}
 		if !all || gradUses == 0 || gradUses != uses[s.builderIdx] {
 			continue // the gradient itself is read by something else
 		}
-		for _, d := range readers[probs] {
-			add(d, false)
+		for _, d := range readers[probs.builderIdx] {
+			add(b.nodes[d], false)
 		}
 		inputs := slices.Clone(s.inputs)
 		for i, d := range absorbed {
@@ -206,41 +196,13 @@ func (b *Builder) fuseAttentionGrad(uses []int) {
 	b.placeBefore(hostOf)
 }
 
-// placeBefore puts each node of moves right before its key in b.nodes,
-// taking it from where it was, if anywhere, and renumbers the nodes. A
-// node with several results must come before them, since the executor
-// runs nodes in index order.
-func (b *Builder) placeBefore(moves map[*Node]*Node) {
-	if len(moves) == 0 {
-		return
-	}
-	moved := make(map[*Node]bool, len(moves))
-	for _, n := range moves {
-		moved[n] = true
-	}
-	order := make([]*Node, 0, len(b.nodes)+len(moves))
-	for _, n := range b.nodes {
-		if moved[n] {
-			continue
-		}
-		if m := moves[n]; m != nil {
-			order = append(order, m)
-		}
-		order = append(order, n)
-	}
-	for i, n := range order {
-		n.builderIdx = i
-	}
-	b.nodes = order
-}
-
 // gradProductOf reports whether d is a float32 DotGeneral the fused
 // gradient s can compute a batch item at a time: one operand is s or its
 // probabilities probs, batched as the gradient's product (grad) with the
 // items contiguous. The operand fields are left for the caller.
 func gradProductOf(d, s, probs *Node, grad *dotGeneralNodeData, uses []int) (gradProduct, bool) {
 	params, ok := d.data.(*dotGeneralNodeData)
-	if d.opType != backends.OpTypeDotGeneral || !ok || uses[d.builderIdx] == 0 || d.isNodeSelectOutput ||
+	if d.opType != backends.OpTypeDotGeneral || !ok || uses[d.builderIdx] == 0 ||
 		d.shape.DType != dtypes.Float32 || params.batchSize != grad.batchSize {
 		return gradProduct{}, false
 	}

@@ -219,15 +219,7 @@ func broadcastsTo(src, dst []int) bool {
 // one op with a broadcast operand), then the last-axis sums that alone
 // read a region. uses is nodeUses of the graph as it is now.
 func (b *Builder) fuseElementwise(uses []int) {
-	consumers := make([][]int, len(b.nodes))
-	for _, n := range b.nodes {
-		if uses[n.builderIdx] == 0 {
-			continue
-		}
-		for _, in := range n.inputs {
-			consumers[in.builderIdx] = append(consumers[in.builderIdx], n.builderIdx)
-		}
-	}
+	consumers := b.nodeReaders(uses)
 	isOutput := make([]bool, len(b.nodes))
 	for _, out := range b.outputs {
 		isOutput[out.builderIdx] = true
