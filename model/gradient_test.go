@@ -3,10 +3,6 @@ package model
 import (
 	"math/rand/v2"
 	"testing"
-
-	"github.com/gomlx/gomlx/pkg/core/graph"
-	"github.com/gomlx/gomlx/pkg/core/tensors"
-	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
 )
 
 // TestResponseLogProbsGradient checks d sum(log-probs) / d weight, as the
@@ -20,34 +16,13 @@ func TestResponseLogProbsGradient(t *testing.T) {
 	seqs := [][]int{randomIDs(rng, 7, 37), randomIDs(rng, 7, 37)}
 
 	// Graph gradient of the summed response log-probs.
-	exec, err := mlctx.NewExec(m.Backend(), m.Context(), func(ctx *mlctx.Context, ids, pos, mask, targets *graph.Node) []*graph.Node {
-		logp, _ := m.ResponseLogProbs(ctx, ids, pos, mask, targets, promptLen)
-		return ctx.BuildTrainableVariablesGradientsGraph(graph.ReduceAllSum(logp))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, cols := len(seqs), len(seqs[0])
-	ids, pos, mask := make([]int32, rows*cols), make([]int32, rows*cols), make([]bool, rows*cols)
-	targets := make([]int32, rows*(cols-promptLen))
-	for b, seq := range seqs {
-		for j, id := range seq {
-			ids[b*cols+j], pos[b*cols+j], mask[b*cols+j] = int32(id), int32(j), true
-			if j >= promptLen {
-				targets[b*(cols-promptLen)+j-promptLen] = int32(id)
-			}
-		}
-	}
-	grads, err := exec.Exec(tensors.FromFlatDataAndDimensions(ids, rows, cols), tensors.FromFlatDataAndDimensions(pos, rows, cols),
-		tensors.FromFlatDataAndDimensions(mask, rows, cols), tensors.FromFlatDataAndDimensions(targets, rows, cols-promptLen))
-	if err != nil {
-		t.Fatal(err)
-	}
+	grads := responseGradients(t, m, seqs, promptLen)
+	cols := len(seqs[0])
 	// Variables come back in the context's enumeration order.
 	byName := map[string][]float32{}
 	i := 0
 	for v := range m.Context().IterVariables() {
-		byName[hfName(v.Scope(), v.Name())] = tensors.MustCopyFlatData[float32](grads[i])
+		byName[hfName(v.Scope(), v.Name())] = grads[i]
 		i++
 	}
 

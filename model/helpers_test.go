@@ -6,7 +6,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
+	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
 )
 
 // tinyConfig is a few-thousand-parameter model for fast tests: grouped
@@ -64,4 +66,52 @@ func mustLogProbs(t testing.TB, m *Model, b Batch) LogProbResult {
 		t.Fatal(err)
 	}
 	return res
+}
+
+// responseGradients returns the trainer's gradient of the summed response
+// log-probs of seqs (all of one length, the first promptLen tokens the
+// prompt) for every trainable variable of m, in the context's enumeration
+// order.
+func responseGradients(t testing.TB, m *Model, seqs [][]int, promptLen int) [][]float32 {
+	t.Helper()
+	exec, err := mlctx.NewExec(m.Backend(), m.Context(), func(ctx *mlctx.Context, ids, pos, mask, targets *graph.Node) []*graph.Node {
+		logp, _ := m.ResponseLogProbs(ctx, ids, pos, mask, targets, promptLen)
+		return ctx.BuildTrainableVariablesGradientsGraph(graph.ReduceAllSum(logp))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	grads, err := exec.Exec(responseInputs(seqs, promptLen)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return flatFloats(grads)
+}
+
+// responseInputs returns ResponseLogProbs' inputs for seqs (all of one
+// length, the first promptLen tokens the prompt, none padded): ids,
+// positions, mask and targets.
+func responseInputs(seqs [][]int, promptLen int) []any {
+	rows, cols := len(seqs), len(seqs[0])
+	ids, pos, mask := make([]int32, rows*cols), make([]int32, rows*cols), make([]bool, rows*cols)
+	targets := make([]int32, rows*(cols-promptLen))
+	for b, seq := range seqs {
+		for j, id := range seq {
+			ids[b*cols+j], pos[b*cols+j], mask[b*cols+j] = int32(id), int32(j), true
+			if j >= promptLen {
+				targets[b*(cols-promptLen)+j-promptLen] = int32(id)
+			}
+		}
+	}
+	return []any{tensors.FromFlatDataAndDimensions(ids, rows, cols), tensors.FromFlatDataAndDimensions(pos, rows, cols),
+		tensors.FromFlatDataAndDimensions(mask, rows, cols), tensors.FromFlatDataAndDimensions(targets, rows, cols-promptLen)}
+}
+
+// flatFloats copies out the float32 values of each tensor.
+func flatFloats(ts []*tensors.Tensor) [][]float32 {
+	out := make([][]float32, len(ts))
+	for i, x := range ts {
+		out[i] = tensors.MustCopyFlatData[float32](x)
+	}
+	return out
 }

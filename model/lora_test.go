@@ -84,19 +84,7 @@ func responseLogProbsIn(t *testing.T, m *Model, ctx *mlctx.Context, ids [][]int,
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, cols := len(ids), len(ids[0])
-	flat, pos, mask := make([]int32, rows*cols), make([]int32, rows*cols), make([]bool, rows*cols)
-	targets := make([]int32, rows*(cols-promptLen))
-	for b, seq := range ids {
-		for j, id := range seq {
-			flat[b*cols+j], pos[b*cols+j], mask[b*cols+j] = int32(id), int32(j), true
-			if j >= promptLen {
-				targets[b*(cols-promptLen)+j-promptLen] = int32(id)
-			}
-		}
-	}
-	out, err := exec.Exec(tensors.FromFlatDataAndDimensions(flat, rows, cols), tensors.FromFlatDataAndDimensions(pos, rows, cols),
-		tensors.FromFlatDataAndDimensions(mask, rows, cols), tensors.FromFlatDataAndDimensions(targets, rows, cols-promptLen))
+	out, err := exec.Exec(responseInputs(ids, promptLen)...)
 	if err != nil {
 		t.Fatal(err)
 	}

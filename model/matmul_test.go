@@ -65,11 +65,7 @@ func TestDotGeneralGradient(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				res := make([][]float32, len(outs))
-				for i, o := range outs {
-					res[i] = tensors.MustCopyFlatData[float32](o)
-				}
-				return res
+				return flatFloats(outs)
 			}
 			want, got := grads(false), grads(true)
 			for k, what := range []string{"output", "d/dlhs", "d/drhs"} {
@@ -139,11 +135,7 @@ func TestChunkedLinear(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := make([][]float32, len(outs))
-		for i, o := range outs {
-			res[i] = tensors.MustCopyFlatData[float32](o)
-		}
-		return res
+		return flatFloats(outs)
 	}
 	want, got := run(false), run(true)
 	for k, what := range []string{"output", "d/dx", "d/dw"} {
