@@ -475,7 +475,7 @@ func (e *Executable) executeNode(node *Node, execBuf *executionBuffers) error {
 	if node.IsMultiOutputs() {
 		// Multi-output node:
 		multiNodeExecutor := multiOutputsNodeExecutors[node.opType]
-		if fused, ok := node.data.(multiFusedOp); ok { // fuse_attention_grad.go
+		if fused, ok := node.data.(multiFusedOp); ok { // fuse.go
 			multiNodeExecutor = fused.executeMulti
 		}
 		if multiNodeExecutor == nil {

@@ -32,6 +32,12 @@ type fusedOp interface {
 	execute(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) (*Buffer, error)
 }
 
+// multiFusedOp is the data of a fused node with several results, one per
+// node of its multiOutputsNodes.
+type multiFusedOp interface {
+	executeMulti(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) ([]*Buffer, error)
+}
+
 // fusionCounts counts the fusions Compile made.
 type fusionCounts struct {
 	// softmax and softmaxGrad count fused softmaxes and gradients;

@@ -86,12 +86,6 @@ func (o itemOperand) item(i int, ds []float32) []float32 {
 	return o.data[i*o.batch:]
 }
 
-// multiFusedOp is the data of a fused node with several results, one per
-// node of its multiOutputsNodes.
-type multiFusedOp interface {
-	executeMulti(backend *Backend, node *Node, inputs []*Buffer, inputsOwned []bool) ([]*Buffer, error)
-}
-
 func (f attentionGradFusion) executeMulti(backend *Backend, node *Node, inputs []*Buffer, _ []bool) ([]*Buffer, error) {
 	return execAttentionGradFused(backend, node, f, inputs)
 }
