@@ -21,6 +21,15 @@ const (
 	// QwenPattern is the Split pattern of the Qwen2, Qwen2.5 and Qwen3
 	// tokenizers: numbers are split into single digits.
 	QwenPattern = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+	// WordPattern splits text into runs of letters, single digits, runs of
+	// other symbols and runs of white space, so that a word is the same
+	// token whatever precedes it: "Zack" in " Zack", "=Zack" and "(Zack"
+	// (QwenPattern makes three tokens of them, " Zack", "=Zack" and
+	// "Zack"). A small model trained from scratch copies a value from its
+	// prompt into a call (name=Zack) by attending to the same token, which
+	// it learns far sooner than an association between two. It costs a
+	// token per space.
+	WordPattern = `\p{L}+|\p{N}|[^\s\p{L}\p{N}]+|\s+`
 	// CL100KPattern is the same pattern with numbers split into groups of up
 	// to three digits (OpenAI cl100k_base, Llama 3).
 	CL100KPattern = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`

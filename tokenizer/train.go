@@ -45,6 +45,11 @@ type TrainOptions struct {
 	// PadToken names the padding token, one of SpecialTokens. Empty means
 	// EndOfText when it is among SpecialTokens, else none.
 	PadToken string
+	// Pattern is the pre-tokenizer's split regular expression (the
+	// "Split" pre-tokenizer of tokenizer.json, saved with the tokenizer):
+	// no token spans two of its pieces. Empty means QwenPattern; see
+	// WordPattern for one that keeps words apart from what precedes them.
+	Pattern string
 	// ChatTemplate is the Jinja source of the chat template, saved in
 	// tokenizer_config.json; the tokenizer's ChatTemplate method renders it
 	// natively when it is a Qwen2.5 or Qwen3 template (see
@@ -97,7 +102,7 @@ func TrainBPE(corpus []string, opts TrainOptions) (*BPE, error) {
 		vocab:      vocab,
 		normalizer: &hfNormalizer{Type: "NFC"},
 		preTokenizer: &hfPreTokenizer{Type: "Sequence", PreTokenizers: []hfPreTokenizer{
-			{Type: "Split", Pattern: &hfPattern{Regex: new(QwenPattern)}, Behavior: "Isolated"},
+			{Type: "Split", Pattern: &hfPattern{Regex: new(o.Pattern)}, Behavior: "Isolated"},
 			{Type: "ByteLevel", UseRegex: new(false)},
 		}},
 		decoder:  &hfDecoder{Type: "ByteLevel"},
@@ -167,6 +172,12 @@ func (o TrainOptions) withDefaults() (TrainOptions, error) {
 	}
 	if o.ChatTemplate == "" {
 		o.ChatTemplate = Qwen3ChatTemplateJinja
+	}
+	if o.Pattern == "" {
+		o.Pattern = QwenPattern
+	}
+	if _, err := newRegexSplitter(o.Pattern); err != nil {
+		return o, err
 	}
 	return o, nil
 }

@@ -164,8 +164,14 @@ type api struct {
 	params    []param
 	doc       string
 	finish    bool // task.finish ends the episode
-	run       func(w *world, v values) (string, error)
+	// run performs the call on w; its error texts name APIs as s shows
+	// them.
+	run func(w *world, v values, s *surface) (string, error)
 }
+
+// exec performs the call on w, with error texts in canonical names: for
+// replays, whose errors no agent reads.
+func (a *api) exec(w *world, v values) (string, error) { return a.run(w, v, nil) }
 
 func (a *api) fullName() string { return a.app + "." + a.name }
 
@@ -195,48 +201,51 @@ type app struct {
 
 // catalog is the fixed set of apps and APIs of the world.
 type catalog struct {
-	apps []*app
-	byID map[string]*api // "app.api" -> API
+	apps  []*app
+	byID  map[string]*api // "app.api" -> API
+	canon *surface        // the catalog shown as it is
 }
 
-// bind checks a call against the catalog and returns its API and canonical
-// argument values; the error text is written for the agent.
-func (c *catalog) bind(call Call) (*api, values, error) {
-	a, ok := c.byID[call.App+"."+call.API]
+// bind checks a canonical call against the catalog and returns its API
+// and canonical argument values; the error text is written for the agent.
+func (c *catalog) bind(call Call) (*api, values, error) { return c.bindOn(c.canon, call) }
+
+// bindOn checks a call written in surface s's names against the catalog
+// and returns its (canonical) API and canonical argument values; the error
+// text, written for the agent, uses s's names.
+func (c *catalog) bindOn(s *surface, call Call) (*api, values, error) {
+	a, ok := s.back[call.App+"."+call.API]
 	if !ok {
 		for _, ap := range c.apps {
-			if ap.name == call.App {
+			if s.app[ap.name] == call.App {
 				names := make([]string, len(ap.apis))
 				for i, x := range ap.apis {
-					names[i] = x.name
+					names[i] = s.apiName[x]
 				}
-				return nil, nil, fmt.Errorf("%s has no API %q; its APIs are %s", ap.name, call.API, strings.Join(names, ", "))
+				return nil, nil, fmt.Errorf("%s has no API %q; its APIs are %s", call.App, call.API, strings.Join(names, ", "))
 			}
 		}
-		names := make([]string, len(c.apps))
-		for i, ap := range c.apps {
-			names[i] = ap.name
-		}
-		return nil, nil, fmt.Errorf("unknown app %q; the apps are %s", call.App, strings.Join(names, ", "))
+		return nil, nil, fmt.Errorf("unknown app %q; the apps are %s", call.App, strings.Join(s.appNames(c), ", "))
 	}
 	for _, arg := range call.Args {
-		if a.param(arg.Name) == nil {
-			return nil, nil, fmt.Errorf("%s has no argument %q; usage: %s", a.fullName(), arg.Name, a.usage())
+		if _, ok := s.backParam[a][arg.Name]; !ok {
+			return nil, nil, fmt.Errorf("%s has no argument %q; usage: %s", s.full(a), arg.Name, s.usage(a))
 		}
 	}
 	vals := make(values, len(a.params))
 	for _, p := range a.params {
-		raw, ok := call.Arg(p.name)
+		shown := s.param[a][p.name]
+		raw, ok := call.Arg(shown)
 		if !ok || strings.TrimSpace(raw) == "" {
 			if p.optional {
 				vals[p.name] = ""
 				continue
 			}
-			return nil, nil, fmt.Errorf("%s needs %s; usage: %s", a.fullName(), p.name, a.usage())
+			return nil, nil, fmt.Errorf("%s needs %s; usage: %s", s.full(a), shown, s.usage(a))
 		}
-		v, err := p.kind.canonical(p.name, raw)
+		v, err := p.kind.canonical(shown, raw)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w; usage: %s", err, a.usage())
+			return nil, nil, fmt.Errorf("%w; usage: %s", err, s.usage(a))
 		}
 		vals[p.name] = v
 	}
@@ -323,7 +332,7 @@ func newCatalog() *catalog {
 			apis: []*api{
 				{name: "finish", doc: "end the task; answer questions in answer", finish: true,
 					params: []param{{name: "answer", kind: kindText, optional: true, doc: "the answer, when the task asks a question"}},
-					run:    func(*world, values) (string, error) { return "task finished", nil }},
+					run:    func(*world, values, *surface) (string, error) { return "task finished", nil }},
 			},
 		},
 	}}
@@ -334,28 +343,37 @@ func newCatalog() *catalog {
 			c.byID[a.fullName()] = a
 		}
 	}
+	c.canon = canonicalSurface(c)
 	return c
+}
+
+// names returns s, or the canonical surface when s is nil.
+func (c *catalog) names(s *surface) *surface {
+	if s == nil {
+		return c.canon
+	}
+	return s
 }
 
 // mustContact returns the index of an existing contact or an agent-facing
 // error.
-func mustContact(w *world, name string) (int, error) {
+func mustContact(w *world, name string, s *surface) (int, error) {
 	i := w.contactIndex(name)
 	if i < 0 {
-		return -1, fmt.Errorf("no contact named %s; contacts.list shows all names", name)
+		return -1, fmt.Errorf("no contact named %s; %s shows all names", name, s.ref("contacts.list"))
 	}
 	return i, nil
 }
 
-func contactsFind(w *world, v values) (string, error) {
-	i, err := mustContact(w, v["name"])
+func contactsFind(w *world, v values, s *surface) (string, error) {
+	i, err := mustContact(w, v["name"], s)
 	if err != nil {
 		return "", err
 	}
 	return w.contacts[i].name + " " + w.contacts[i].phone, nil
 }
 
-func contactsAdd(w *world, v values) (string, error) {
+func contactsAdd(w *world, v values, s *surface) (string, error) {
 	if w.contactIndex(v["name"]) >= 0 {
 		return "", fmt.Errorf("%s is already a contact", v["name"])
 	}
@@ -366,7 +384,7 @@ func contactsAdd(w *world, v values) (string, error) {
 	return "added " + v["name"], nil
 }
 
-func contactsList(w *world, _ values) (string, error) {
+func contactsList(w *world, _ values, s *surface) (string, error) {
 	if len(w.contacts) == 0 {
 		return "no contacts", nil
 	}
@@ -377,7 +395,7 @@ func contactsList(w *world, _ values) (string, error) {
 	return strings.Join(names, ", "), nil
 }
 
-func calendarList(w *world, v values) (string, error) {
+func calendarList(w *world, v values, s *surface) (string, error) {
 	evs := w.eventsOn(v["day"])
 	if len(evs) == 0 {
 		return "no events on " + v["day"], nil
@@ -389,12 +407,12 @@ func calendarList(w *world, v values) (string, error) {
 	return strings.Join(lines, "\n"), nil
 }
 
-func calendarAdd(w *world, v values) (string, error) {
+func calendarAdd(w *world, v values, s *surface) (string, error) {
 	if len(w.events) >= maxEntries {
 		return "", fmt.Errorf("calendar: %w", errFull)
 	}
 	if v["title"] == "" {
-		return "", errors.New("title must not be empty; usage: calendar.add title=TEXT day=DAY with=NAME")
+		return "", fmt.Errorf("title must not be empty; usage: %s", s.use("calendar.add"))
 	}
 	id := w.nextEventID
 	w.nextEventID++
@@ -402,7 +420,7 @@ func calendarAdd(w *world, v values) (string, error) {
 	return fmt.Sprintf("added event %d", id), nil
 }
 
-func calendarCancel(w *world, v values) (string, error) {
+func calendarCancel(w *world, v values, s *surface) (string, error) {
 	id := v.int("id")
 	for i, e := range w.events {
 		if e.id == id {
@@ -410,20 +428,20 @@ func calendarCancel(w *world, v values) (string, error) {
 			return fmt.Sprintf("cancelled event %d", id), nil
 		}
 	}
-	return "", fmt.Errorf("no event with id %d; calendar.list day=DAY shows ids", id)
+	return "", fmt.Errorf("no event with id %d; %s shows ids", id, s.use("calendar.list"))
 }
 
-func filesRead(w *world, v values) (string, error) {
+func filesRead(w *world, v values, s *surface) (string, error) {
 	text, ok := w.files[v["name"]]
 	if !ok {
-		return "", fmt.Errorf("no file named %s; files.list shows all files", v["name"])
+		return "", fmt.Errorf("no file named %s; %s shows all files", v["name"], s.ref("files.list"))
 	}
 	return text, nil
 }
 
-func filesWrite(w *world, v values) (string, error) {
+func filesWrite(w *world, v values, s *surface) (string, error) {
 	if v["text"] == "" {
-		return "", errors.New("text must not be empty; usage: files.write name=FILE text=TEXT")
+		return "", fmt.Errorf("text must not be empty; usage: %s", s.use("files.write"))
 	}
 	if _, ok := w.files[v["name"]]; !ok && len(w.files) >= maxEntries {
 		return "", fmt.Errorf("files: %w", errFull)
@@ -432,15 +450,15 @@ func filesWrite(w *world, v values) (string, error) {
 	return "wrote " + v["name"], nil
 }
 
-func filesDelete(w *world, v values) (string, error) {
+func filesDelete(w *world, v values, s *surface) (string, error) {
 	if _, ok := w.files[v["name"]]; !ok {
-		return "", fmt.Errorf("no file named %s; files.list shows all files", v["name"])
+		return "", fmt.Errorf("no file named %s; %s shows all files", v["name"], s.ref("files.list"))
 	}
 	delete(w.files, v["name"])
 	return "deleted " + v["name"], nil
 }
 
-func filesList(w *world, _ values) (string, error) {
+func filesList(w *world, _ values, s *surface) (string, error) {
 	if len(w.files) == 0 {
 		return "no files", nil
 	}
@@ -452,12 +470,12 @@ func filesList(w *world, _ values) (string, error) {
 	return strings.Join(names, ", "), nil
 }
 
-func bankBalance(w *world, _ values) (string, error) {
+func bankBalance(w *world, _ values, s *surface) (string, error) {
 	return fmt.Sprintf("balance %d", w.balance), nil
 }
 
-func bankPay(w *world, v values) (string, error) {
-	i, err := mustContact(w, v["to"])
+func bankPay(w *world, v values, s *surface) (string, error) {
+	i, err := mustContact(w, v["to"], s)
 	if err != nil {
 		return "", fmt.Errorf("%w (payments go to contacts)", err)
 	}

@@ -33,9 +33,10 @@ func (e *Env) TaskMetadata(ctx context.Context, taskID string) (envservice.TaskM
 }
 
 // Corpus returns the text a policy reads and writes on the tasks of split,
-// to learn a tokenizer from: the system prompt once, then for each task in
-// split order its instruction and, for each of the expert's actions, the
-// action text followed by the observation it gets. It implements
+// to learn a tokenizer from: each distinct system prompt once (the first
+// time a task of its world comes), then for each task in split order its
+// instruction and, for each of the expert's actions, the action text
+// followed by the observation it gets. It implements
 // envservice.CorpusProvider.
 //
 // Corpus covers every generated task of the split whatever Config.MaxLevel,
@@ -48,11 +49,14 @@ func (e *Env) Corpus(ctx context.Context, split string) ([]string, error) {
 		return nil, fmt.Errorf("toolworld: corpus: %w: %q (want train, val or test)", ErrUnknownSplit, split)
 	}
 	var corpus []string
+	prompts := map[string]bool{}
 	for i, id := range ids {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		docs, err := e.taskCorpus(ctx, id, i, i == 0)
+		system := e.systemPrompt(e.tasks[id])
+		docs, err := e.taskCorpus(ctx, id, i, !prompts[system])
+		prompts[system] = true
 		if err != nil {
 			return nil, fmt.Errorf("toolworld: corpus of %s: %w", id, err)
 		}

@@ -101,6 +101,22 @@
 // needed), else the error matches ErrBadHindsightID. A hindsight task is
 // of its seed's split, and TaskIDs never lists it.
 //
+// # Varied worlds
+//
+// Config.Worlds gives the environment many worlds that behave alike but
+// look different: each world, drawn from Config.WorldSeed, names its apps,
+// APIs and arguments with its own synonyms (wallet.send payee=NAME
+// dollars=N for bank.pay to=NAME amount=N), describes them in its own
+// words, lists them in its own order in its system prompt and has its own
+// people, event titles, file texts and file names. Task i of a split lives
+// in world i mod Worlds (TaskInfo.World); instructions are worded as in the
+// classic world, so a policy solves a task only by reading the tools its
+// prompt lists. Solve, Expected, RandomAction, hindsight ground truths,
+// observations, error hints and Info speak the task's world's names; task
+// ids, hindsight ids, checks and scores do not depend on them. TaskInfo.Family
+// names a task's goal kinds, so that tasks solved alike can be found (worked
+// examples for pretraining, package pretrain).
+//
 // Config.Compact selects a system prompt of under 300 bytes (under 400
 // with any instruction) for small policies trained from scratch; level-1
 // tasks take one short call and task.finish.

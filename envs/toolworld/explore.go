@@ -57,13 +57,15 @@ func (e *Env) RandomAction(ctx context.Context, taskID string, history []agentev
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(taskID))
 	r := newRNG(exploreStream, uint64(seed), h.Sum64(), uint64(len(history)))
-	return e.randomCall(in.world, r).Message(), nil
+	s := e.shown(in.task)
+	return s.render(e.randomCall(in.world, s.pools, r)).Message(), nil
 }
 
-// randomCall draws a call that succeeds on w; w is not changed.
-func (e *Env) randomCall(w *world, r *rng) Call {
+// randomCall draws a call that succeeds on w, with new values from pools;
+// w is not changed.
+func (e *Env) randomCall(w *world, pools valuePools, r *rng) Call {
 	for range 8 {
-		c, ok := drawCall(w, r)
+		c, ok := drawCall(w, pools, r)
 		if !ok {
 			continue
 		}
@@ -71,7 +73,7 @@ func (e *Env) randomCall(w *world, r *rng) Call {
 		if err != nil {
 			continue
 		}
-		if _, err := a.run(w.clone(), vals); err == nil {
+		if _, err := a.exec(w.clone(), vals); err == nil {
 			return c
 		}
 	}
@@ -80,7 +82,7 @@ func (e *Env) randomCall(w *world, r *rng) Call {
 
 // drawCall draws one API and its arguments from w; ok is false when the
 // API has nothing to act on.
-func drawCall(w *world, r *rng) (Call, bool) {
+func drawCall(w *world, pools valuePools, r *rng) (Call, bool) {
 	days := weekDays()
 	files := make([]string, 0, len(w.files))
 	for f := range w.files {
@@ -98,7 +100,7 @@ func drawCall(w *world, r *rng) (Call, bool) {
 		name, ok := contactName()
 		return call("contacts", "find", "name", name), ok
 	case 1:
-		for _, n := range r.shuffled(personNames()) {
+		for _, n := range r.shuffled(pools.people) {
 			if w.contactIndex(n) < 0 {
 				return call("contacts", "add", "name", n, "phone", freshPhone(w, r)), true
 			}
@@ -111,9 +113,9 @@ func drawCall(w *world, r *rng) (Call, bool) {
 	case 4:
 		with, ok := contactName()
 		if !ok {
-			with = r.pick(personNames())
+			with = r.pick(pools.people)
 		}
-		return call("calendar", "add", "title", r.pick(eventTitles()), "day", days[r.intn(len(days))], "with", with), true
+		return call("calendar", "add", "title", r.pick(pools.titles), "day", days[r.intn(len(days))], "with", with), true
 	case 5:
 		if len(w.events) == 0 {
 			return Call{}, false
@@ -125,11 +127,11 @@ func drawCall(w *world, r *rng) (Call, bool) {
 		}
 		return call("files", "read", "name", files[r.intn(len(files))]), true
 	case 7:
-		name := r.pick(fileNames())
+		name := r.pick(pools.files)
 		if len(files) > 0 && r.intn(2) == 0 {
 			name = files[r.intn(len(files))]
 		}
-		return call("files", "write", "name", name, "text", r.pick(phrases())), true
+		return call("files", "write", "name", name, "text", r.pick(pools.phrases)), true
 	case 8:
 		if len(files) == 0 {
 			return Call{}, false

@@ -36,15 +36,19 @@ type subtask struct {
 	sentence string
 	calls    []Call
 	answer   string
+	// kind names the goal generator: the task's family is its goals'
+	// kinds (TaskInfo.Family).
+	kind string
 }
 
 // builder grows a task's world and goals from one random stream. used
 // holds the names, files, days and apps already claimed by a goal, so that
 // independent goals of a level-2 task never interfere.
 type builder struct {
-	r    *rng
-	w    *world
-	used map[string]bool
+	r     *rng
+	w     *world
+	used  map[string]bool
+	pools valuePools
 }
 
 func call(app, api string, kv ...string) Call {
@@ -60,17 +64,17 @@ func call(app, api string, kv ...string) Call {
 func (b *builder) baseWorld() {
 	w := &world{files: map[string]string{}, nextEventID: 1}
 	b.w = w
-	names := b.r.shuffled(personNames())
+	names := b.r.shuffled(b.pools.people)
 	for _, n := range names[:4+b.r.intn(3)] {
 		w.contacts = append(w.contacts, contact{name: n, phone: b.newPhone()})
 	}
 	wd := weekDays()
 	dayList := b.r.shuffled(wd[:])
 	for _, d := range dayList[:3] {
-		b.addEvent(b.r.pick(eventTitles()), d, w.contacts[b.r.intn(len(w.contacts))].name)
+		b.addEvent(b.r.pick(b.pools.titles), d, w.contacts[b.r.intn(len(w.contacts))].name)
 	}
-	for _, f := range b.r.shuffled(fileNames())[:2+b.r.intn(2)] {
-		w.files[f] = b.r.pick(phrases())
+	for _, f := range b.r.shuffled(b.pools.files)[:2+b.r.intn(2)] {
+		w.files[f] = b.r.pick(b.pools.phrases)
 	}
 	w.balance = 100 + 10*b.r.intn(31)
 }
@@ -117,7 +121,7 @@ func (b *builder) contact() (contact, bool) {
 
 // newName returns a name that is not a contact and not yet claimed.
 func (b *builder) newName() (string, bool) {
-	for _, n := range b.r.shuffled(personNames()) {
+	for _, n := range b.r.shuffled(b.pools.people) {
 		if b.w.contactIndex(n) < 0 && b.claim("person:"+n) {
 			return n, true
 		}
@@ -151,7 +155,7 @@ func (b *builder) meetingDay() (event, bool) {
 
 // existingFile returns an unclaimed file of the world.
 func (b *builder) existingFile() (string, bool) {
-	for _, f := range b.r.shuffled(fileNames()) {
+	for _, f := range b.r.shuffled(b.pools.files) {
 		if _, ok := b.w.files[f]; ok && b.claim("file:"+f) {
 			return f, true
 		}
@@ -208,6 +212,7 @@ func goalAddContact(b *builder) (subtask, bool) {
 	}
 	phone := b.newPhone()
 	return subtask{
+		kind:     "add_contact",
 		sentence: fmt.Sprintf("Add contact %s with phone %s.", name, phone),
 		calls:    []Call{call("contacts", "add", "name", name, "phone", phone)},
 	}, true
@@ -220,6 +225,7 @@ func goalPay(b *builder) (subtask, bool) {
 	}
 	amt := strconv.Itoa(b.amount())
 	return subtask{
+		kind:     "pay",
 		sentence: fmt.Sprintf("Pay %s %s dollars.", c.name, amt),
 		calls:    []Call{call("bank", "pay", "to", c.name, "amount", amt)},
 	}, true
@@ -234,20 +240,22 @@ func goalSchedule(b *builder) (subtask, bool) {
 	if !ok {
 		return subtask{}, false
 	}
-	title := b.r.pick(eventTitles())
+	title := b.r.pick(b.pools.titles)
 	return subtask{
+		kind:     "schedule",
 		sentence: fmt.Sprintf("Schedule %s with %s on %s.", title, c.name, day),
 		calls:    []Call{call("calendar", "add", "title", title, "day", day, "with", c.name)},
 	}, true
 }
 
 func goalWriteFile(b *builder) (subtask, bool) {
-	f, ok := b.newFile(fileNames()...)
+	f, ok := b.newFile(b.pools.files...)
 	if !ok {
 		return subtask{}, false
 	}
-	text := b.r.pick(phrases())
+	text := b.r.pick(b.pools.phrases)
 	return subtask{
+		kind:     "write_file",
 		sentence: fmt.Sprintf("Write %q to %s.", text, f),
 		calls:    []Call{call("files", "write", "name", f, "text", text)},
 	}, true
@@ -259,6 +267,7 @@ func goalDeleteFile(b *builder) (subtask, bool) {
 		return subtask{}, false
 	}
 	return subtask{
+		kind:     "delete_file",
 		sentence: fmt.Sprintf("Delete the file %s.", f),
 		calls:    []Call{call("files", "delete", "name", f)},
 	}, true
@@ -270,6 +279,7 @@ func goalAskPhone(b *builder) (subtask, bool) {
 		return subtask{}, false
 	}
 	return subtask{
+		kind:     "ask_phone",
 		sentence: fmt.Sprintf("What is %s's phone number?", c.name),
 		calls:    []Call{call("contacts", "find", "name", c.name)},
 		answer:   c.phone,
@@ -281,6 +291,7 @@ func goalAskBalance(b *builder) (subtask, bool) {
 		return subtask{}, false
 	}
 	return subtask{
+		kind:     "ask_balance",
 		sentence: "What is my bank balance?",
 		calls:    []Call{call("bank", "balance")},
 		answer:   strconv.Itoa(b.w.balance),
@@ -293,6 +304,7 @@ func goalAskMeeting(b *builder) (subtask, bool) {
 		return subtask{}, false
 	}
 	return subtask{
+		kind:     "ask_meeting",
 		sentence: fmt.Sprintf("Who do I meet on %s?", e.day),
 		calls:    []Call{call("calendar", "list", "day", e.day)},
 		answer:   e.with,
@@ -305,6 +317,7 @@ func goalAskFile(b *builder) (subtask, bool) {
 		return subtask{}, false
 	}
 	return subtask{
+		kind:     "ask_file",
 		sentence: fmt.Sprintf("What does %s say?", f),
 		calls:    []Call{call("files", "read", "name", f)},
 		answer:   b.w.files[f],
@@ -321,6 +334,7 @@ func chainSavePhone(b *builder) (subtask, bool) {
 		return subtask{}, false
 	}
 	return subtask{
+		kind:     "chain_save_phone",
 		sentence: fmt.Sprintf("Save %s's phone number to %s.", c.name, f),
 		calls: []Call{call("contacts", "find", "name", c.name),
 			call("files", "write", "name", f, "text", c.phone)},
@@ -339,6 +353,7 @@ func chainPayBill(b *builder) (subtask, bool) {
 	amt := strconv.Itoa(b.amount())
 	b.w.files[f] = fmt.Sprintf("Pay %s %s dollars.", c.name, amt)
 	return subtask{
+		kind:     "chain_pay_bill",
 		sentence: fmt.Sprintf("Pay the bill in %s.", f),
 		calls: []Call{call("files", "read", "name", f),
 			call("bank", "pay", "to", c.name, "amount", amt)},
@@ -355,12 +370,13 @@ func chainCancelEvent(b *builder) (subtask, bool) {
 	if !ok {
 		return subtask{}, false
 	}
-	decoy := b.addEvent(b.r.pick(eventTitles()), e.day, other.name)
+	decoy := b.addEvent(b.r.pick(b.pools.titles), e.day, other.name)
 	target := e
 	if b.r.intn(2) == 0 {
 		target = decoy
 	}
 	return subtask{
+		kind:     "chain_cancel_event",
 		sentence: fmt.Sprintf("Cancel my %s event with %s.", target.day, target.with),
 		calls: []Call{call("calendar", "list", "day", target.day),
 			call("calendar", "cancel", "id", strconv.Itoa(target.id))},
@@ -373,6 +389,7 @@ func chainSaveBalance(b *builder) (subtask, bool) {
 		return subtask{}, false
 	}
 	return subtask{
+		kind:     "chain_save_balance",
 		sentence: fmt.Sprintf("Write my bank balance to %s.", f),
 		calls: []Call{call("bank", "balance"),
 			call("files", "write", "name", f, "text", strconv.Itoa(b.w.balance))},
@@ -391,6 +408,7 @@ func chainAddCardContact(b *builder) (subtask, bool) {
 	phone := b.newPhone()
 	b.w.files[f] = name + " " + phone
 	return subtask{
+		kind:     "chain_add_card_contact",
 		sentence: fmt.Sprintf("Add the contact in %s.", f),
 		calls: []Call{call("files", "read", "name", f),
 			call("contacts", "add", "name", name, "phone", phone)},
@@ -412,6 +430,7 @@ func chainSaveMemoPhone(b *builder) (subtask, bool) {
 	}
 	b.w.files[memo] = "Call " + c.name + "."
 	return subtask{
+		kind:     "chain_save_memo_phone",
 		sentence: fmt.Sprintf("Save the phone number of the person in %s to %s.", memo, out),
 		calls: []Call{call("files", "read", "name", memo),
 			call("contacts", "find", "name", c.name),
@@ -426,6 +445,7 @@ func chainAskMeetingPhone(b *builder) (subtask, bool) {
 	}
 	c := b.w.contacts[b.w.contactIndex(e.with)]
 	return subtask{
+		kind:     "chain_ask_meeting_phone",
 		sentence: fmt.Sprintf("What is the phone number of the person I meet on %s?", e.day),
 		calls: []Call{call("calendar", "list", "day", e.day),
 			call("contacts", "find", "name", c.name)},
@@ -446,9 +466,10 @@ func chainScheduleMemo(b *builder) (subtask, bool) {
 	if !ok {
 		return subtask{}, false
 	}
-	title := b.r.pick(eventTitles())
+	title := b.r.pick(b.pools.titles)
 	b.w.files[memo] = "Meet " + c.name + "."
 	return subtask{
+		kind:     "chain_schedule_memo",
 		sentence: fmt.Sprintf("Schedule %s on %s with the person in %s.", title, day, memo),
 		calls: []Call{call("files", "read", "name", memo),
 			call("calendar", "add", "title", title, "day", day, "with", c.name)},
@@ -462,6 +483,7 @@ func chainPayMeeting(b *builder) (subtask, bool) {
 	}
 	amt := strconv.Itoa(b.amount())
 	return subtask{
+		kind:     "chain_pay_meeting",
 		sentence: fmt.Sprintf("Pay %s dollars to the person I meet on %s.", amt, e.day),
 		calls: []Call{call("calendar", "list", "day", e.day),
 			call("bank", "pay", "to", e.with, "amount", amt)},

@@ -42,6 +42,9 @@ import (
 // HindsightPrefix starts the id of every hindsight task.
 const HindsightPrefix = "hs1:"
 
+// HindsightFamily is the TaskInfo.Family of every hindsight task.
+const HindsightFamily = "hindsight"
+
 // MaxHindsightIDBytes bounds the length of a hindsight task id.
 const MaxHindsightIDBytes = 4 << 10
 
@@ -115,12 +118,13 @@ func (e *Env) SynthesizeTask(ctx context.Context, seedTaskID string, actions []a
 		finished bool
 		answer   string
 	)
+	shown := e.shown(root)
 	for _, msg := range actions {
 		c, err := ParseAction(msg)
 		if err != nil {
 			continue
 		}
-		a, vals, err := e.cat.bind(c)
+		a, vals, err := e.cat.bindOn(shown, c)
 		if err != nil {
 			continue
 		}
@@ -141,7 +145,7 @@ func (e *Env) SynthesizeTask(ctx context.Context, seedTaskID string, actions []a
 	}
 	lines := make([]string, len(t.solution))
 	for i, c := range t.solution {
-		lines[i] = c.String()
+		lines[i] = shown.render(c).String()
 	}
 	return agentevolver.Task{
 		TaskID:      t.info.ID,
@@ -202,7 +206,7 @@ func replay(w *world, calls []bound) ([]bound, *world) {
 	w = w.clone()
 	kept := make([]bound, 0, len(calls))
 	for _, c := range calls {
-		if _, err := c.a.run(w, c.vals); err == nil {
+		if _, err := c.a.exec(w, c.vals); err == nil {
 			kept = append(kept, c)
 		}
 	}
@@ -292,7 +296,7 @@ func (e *Env) hindsight(ctx context.Context, root *task, calls []bound, finished
 	)
 	w := base.clone()
 	for _, c := range calls {
-		if _, err := c.a.run(w, c.vals); err != nil {
+		if _, err := c.a.exec(w, c.vals); err != nil {
 			continue
 		}
 		if !c.a.reads() {
@@ -359,7 +363,7 @@ func (e *Env) hindsight(ctx context.Context, root *task, calls []bound, finished
 			lookup = true
 		}
 		before := w.state()
-		if _, err := c.a.run(w, c.vals); err != nil {
+		if _, err := c.a.exec(w, c.vals); err != nil {
 			return nil, fmt.Errorf("toolworld: hindsight replay of %s: %w", c.call(), err)
 		}
 		t.solution = append(t.solution, c.call())
@@ -395,7 +399,8 @@ func (e *Env) hindsight(ctx context.Context, root *task, calls []bound, finished
 	case len(t.solution) == 2:
 		level = 1
 	}
-	t.info = TaskInfo{ID: id, Split: root.info.Split, Level: level, Instruction: strings.Join(sentences, " ")}
+	t.info = TaskInfo{ID: id, Split: root.info.Split, Level: level, Instruction: strings.Join(sentences, " "),
+		World: root.info.World, Family: HindsightFamily}
 	return t, nil
 }
 
@@ -528,7 +533,7 @@ func (e *Env) hindsightTask(ctx context.Context, id string) (*task, error) {
 	}
 	w := root.world.clone()
 	for i, c := range calls {
-		if _, err := c.a.run(w, c.vals); err != nil {
+		if _, err := c.a.exec(w, c.vals); err != nil {
 			return nil, fmt.Errorf("%w: call %d (%s) fails on the world of %s: %v", ErrBadHindsightID, i+1, c.call(), root.info.ID, err)
 		}
 	}

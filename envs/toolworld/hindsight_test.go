@@ -415,12 +415,12 @@ func TestRandomActionErrors(t *testing.T) {
 	}
 	w.balance = 0
 	for i := range 200 {
-		c := e.randomCall(w, newRNG(uint64(i)))
+		c := e.randomCall(w, classicPools(), newRNG(uint64(i)))
 		a, vals, err := e.cat.bind(c)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := a.run(w.clone(), vals); err != nil {
+		if _, err := a.exec(w.clone(), vals); err != nil {
 			t.Fatalf("%s on a full world: %v", c, err)
 		}
 	}

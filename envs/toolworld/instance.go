@@ -32,7 +32,7 @@ func (in *Instance) InitState(ctx context.Context, _ map[string]any) (envclient.
 	}
 	return envclient.InitState{
 		State: []agentevolver.Message{
-			{Role: agentevolver.RoleSystem, Content: in.env.system},
+			{Role: agentevolver.RoleSystem, Content: in.env.systemPrompt(in.task)},
 			{Role: agentevolver.RoleUser, Content: in.task.info.Instruction},
 		},
 		Info: map[string]any{"instance_id": in.id, "task_id": in.task.info.ID},
@@ -90,9 +90,9 @@ func (in *Instance) Info(ctx context.Context, params map[string]any) (any, error
 	}
 	switch f := params["format"]; f {
 	case nil, "", "text":
-		return in.env.cat.apiDoc(), nil
+		return in.env.cat.apiDoc(in.env.shown(in.task)), nil
 	case "openai":
-		return in.env.cat.openAITools(), nil
+		return in.env.cat.openAITools(in.env.shown(in.task)), nil
 	default:
 		return nil, fmt.Errorf("%w: format must be \"text\" or \"openai\", got %v", ErrBadParams, f)
 	}
@@ -113,12 +113,13 @@ func (in *Instance) Expected() (action agentevolver.Message, ok bool) {
 	if in.finished || in.closed {
 		return agentevolver.Message{}, false
 	}
+	s := in.env.shown(in.task)
 	for i, d := range in.done {
 		if !d {
-			return in.task.solution[i].Message(), true
+			return s.render(in.task.solution[i]).Message(), true
 		}
 	}
-	return in.task.solution[len(in.task.solution)-1].Message(), true
+	return s.render(in.task.solution[len(in.task.solution)-1]).Message(), true
 }
 
 func (in *Instance) usable(ctx context.Context) error {
@@ -157,20 +158,21 @@ func (in *Instance) apply(action agentevolver.Message) outcome {
 	if in.finished {
 		return outcome{observation: "error: the task is already finished; no more calls are accepted"}
 	}
+	s := in.env.shown(in.task)
 	call, err := ParseAction(action)
 	if err != nil {
 		var ae *ActionError
 		if errors.As(err, &ae) {
 			in.env.log.Debug("toolworld: malformed action", "task_id", in.task.info.ID, "err", ae.Detail)
-			return outcome{observation: "error: " + ae.Detail}
+			return outcome{observation: "error: " + s.rewriteHints(in.env.cat, ae.Detail)}
 		}
 		return outcome{observation: "error: " + err.Error()}
 	}
-	a, vals, err := in.env.cat.bind(call)
+	a, vals, err := in.env.cat.bindOn(s, call)
 	if err != nil {
 		return outcome{observation: "error: " + err.Error()}
 	}
-	obs, err := a.run(in.world, vals)
+	obs, err := a.run(in.world, vals, s)
 	if err != nil {
 		return outcome{observation: "error: " + err.Error()}
 	}

@@ -9,7 +9,17 @@ import (
 // Profile describes the environment for task synthesis (reference §4.2):
 // one entity per app, with its attributes and operations, and a preference
 // for tasks over two apps with chained operations.
+//
+// With Config.Worlds the profile shows the first world's names (the apps
+// and APIs of other worlds are named otherwise, and each task's system
+// prompt lists its own).
 func (e *Env) Profile() agentevolver.EnvProfile {
+	s := e.cat.canon
+	if len(e.worlds) > 0 {
+		if w, _, err := e.worldOf(0); err == nil {
+			s = w
+		}
+	}
 	p := agentevolver.EnvProfile{
 		Name: Name,
 		Background: "The user keeps an address book (contacts), a weekly calendar, text files and a bank account, " +
@@ -21,7 +31,7 @@ func (e *Env) Profile() agentevolver.EnvProfile {
 		if len(ap.attrs) == 0 {
 			continue // task: the finish API, not an entity of the world
 		}
-		ent := agentevolver.Entity{Name: ap.name, Description: ap.doc, Attrs: map[string]string{}}
+		ent := agentevolver.Entity{Name: s.app[ap.name], Description: ap.doc, Attrs: map[string]string{}}
 		keys := make([]string, 0, len(ap.attrs))
 		for k := range ap.attrs {
 			keys = append(keys, k)
@@ -31,7 +41,7 @@ func (e *Env) Profile() agentevolver.EnvProfile {
 			ent.Attrs[k] = ap.attrs[k]
 		}
 		for _, a := range ap.apis {
-			ent.Opts = append(ent.Opts, agentevolver.Operation{Name: a.name, Description: a.doc + "; " + a.usage()})
+			ent.Opts = append(ent.Opts, agentevolver.Operation{Name: s.apiName[a], Description: s.doc[a] + "; " + s.usage(a)})
 		}
 		p.Entities = append(p.Entities, ent)
 	}

@@ -44,16 +44,17 @@ func (c *catalog) fullPrompt() string {
 		"A JSON call such as {\"name\": \"contacts.find\", \"arguments\": {\"name\": \"Ann\"}} works too. " +
 		"The result of each call comes back as the next message. " +
 		"When the task is done, call task.finish; when it asks a question, give the answer there: " +
-		"task.finish answer=\"...\".\n\n" + c.apiDoc()
+		"task.finish answer=\"...\".\n\n" + c.apiDoc(c.canon)
 }
 
-// apiDoc lists every API with its usage and what it does.
-func (c *catalog) apiDoc() string {
+// apiDoc lists every API with its usage and what it does, as s shows
+// them.
+func (c *catalog) apiDoc(s *surface) string {
 	var b strings.Builder
 	b.WriteString("APIs:\n")
 	for _, ap := range c.apps {
 		for _, a := range ap.apis {
-			b.WriteString("- " + a.usage() + ": " + a.doc + "\n")
+			b.WriteString("- " + s.usage(a) + ": " + s.doc[a] + "\n")
 		}
 	}
 	return b.String()
@@ -61,23 +62,24 @@ func (c *catalog) apiDoc() string {
 
 // openAITools describes the APIs as OpenAI function tools. Function names
 // use "_" for "." (contacts_find), which ParseAction accepts.
-func (c *catalog) openAITools() []map[string]any {
+func (c *catalog) openAITools(s *surface) []map[string]any {
 	var tools []map[string]any
 	for _, ap := range c.apps {
 		for _, a := range ap.apis {
 			props := map[string]any{}
 			required := []string{}
 			for _, p := range a.params {
-				props[p.name] = map[string]any{"type": p.kind.jsonType(), "description": p.doc}
+				name := s.param[a][p.name]
+				props[name] = map[string]any{"type": p.kind.jsonType(), "description": p.doc}
 				if !p.optional {
-					required = append(required, p.name)
+					required = append(required, name)
 				}
 			}
 			tools = append(tools, map[string]any{
 				"type": "function",
 				"function": map[string]any{
-					"name":        a.app + "_" + a.name,
-					"description": a.doc,
+					"name":        s.app[a.app] + "_" + s.apiName[a],
+					"description": s.doc[a],
 					"parameters":  map[string]any{"type": "object", "properties": props, "required": required},
 				},
 			})

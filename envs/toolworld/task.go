@@ -22,6 +22,9 @@ type task struct {
 	// root is the generated task a hindsight task was synthesised from
 	// (whose world and base it shares); nil for a generated task.
 	root *task
+	// surface is how the task's world shows its apps (a hindsight task
+	// shares its root's).
+	surface *surface
 }
 
 // check is one expected entry of the final state; absent entries (deleted
@@ -45,23 +48,26 @@ func (t *task) signature() string {
 // buildTask draws one task of a level. It returns nil, nil when the drawn
 // world cannot host the level's goals (the caller redraws), and an error
 // when the expert solution does not run: a generator bug.
-func buildTask(cat *catalog, r *rng, level int) (*task, error) {
-	b := &builder{r: r, used: map[string]bool{}}
+func buildTask(cat *catalog, s *surface, r *rng, level int) (*task, error) {
+	b := &builder{r: r, used: map[string]bool{}, pools: s.pools}
 	b.baseWorld()
 	goals, ok := b.drawGoals(level)
 	if !ok {
 		return nil, nil
 	}
-	t := &task{info: TaskInfo{Level: level}, world: b.w}
+	t := &task{info: TaskInfo{Level: level}, world: b.w, surface: s}
 	sentences := make([]string, len(goals))
+	kinds := make([]string, len(goals))
 	for i, g := range goals {
 		sentences[i] = g.sentence
+		kinds[i] = g.kind
 		t.solution = append(t.solution, g.calls...)
 		if g.answer != "" {
 			t.answer = g.answer
 		}
 	}
 	t.info.Instruction = strings.Join(sentences, " ")
+	t.info.Family = strings.Join(kinds, "+")
 	finish := call("task", "finish")
 	if t.answer != "" {
 		finish = call("task", "finish", "answer", t.answer)
@@ -75,7 +81,7 @@ func buildTask(cat *catalog, r *rng, level int) (*task, error) {
 		if err != nil {
 			return nil, fmt.Errorf("expert call %s: %w", c, err)
 		}
-		if _, err := a.run(w, vals); err != nil {
+		if _, err := a.exec(w, vals); err != nil {
 			return nil, fmt.Errorf("expert call %s: %w", c, err)
 		}
 		if !a.finish {

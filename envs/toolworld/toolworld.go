@@ -85,6 +85,23 @@ type Config struct {
 	// like MaxLevel (MinLevel 2 with MaxLevel 3: the tasks of several
 	// calls, for studying credit assignment).
 	MinLevel int
+	// Worlds, when positive, gives the environment that many varied
+	// worlds. Each draws from WorldSeed its own surface (the names of its
+	// apps, APIs and arguments, their descriptions and the order of the
+	// tool list, all shown in its system prompt) and its own people, event
+	// titles, file texts and file names. Task i of a split lives in world
+	// i mod Worlds (TaskInfo.World). The apps behave the same in every
+	// world and tasks are asked in the same words, so a policy acts well
+	// only by reading the tools its prompt lists. A world's system prompt
+	// is SystemPrompt (when set) followed by the syntax and the tool list;
+	// Compact is ignored. Zero keeps the one classic world: the catalog's
+	// own names and the prompt Compact or SystemPrompt choose.
+	Worlds int
+	// WorldSeed selects the varied worlds' surfaces and values: two
+	// environments with different world seeds share no world (but by a
+	// chance too small to matter), which keeps the worlds of an
+	// evaluation unseen by a corpus drawn with another seed.
+	WorldSeed int64
 	// Logger receives debug records; nil discards them.
 	Logger *slog.Logger
 }
@@ -98,7 +115,9 @@ type Config struct {
 type Env struct {
 	cat    *catalog
 	log    *slog.Logger
-	system string
+	system string     // the classic world's system prompt
+	worlds []*surface // the varied worlds' surfaces (Config.Worlds), drawn as tasks need them
+	cfg    Config
 	tasks  map[string]*task
 	splits map[string][]string // every generated task, by split
 	listed map[string][]string // the tasks TaskIDs lists (Config.MinLevel, MaxLevel)
@@ -122,6 +141,13 @@ type TaskInfo struct {
 	Level int
 	// Instruction is the user message of the task.
 	Instruction string
+	// World is the index of the task's world (0 without Config.Worlds).
+	World int
+	// Family names the kinds of the task's goals, joined with "+" in the
+	// order the instruction asks them ("pay", "add_contact+ask_phone",
+	// "chain_pay_bill"): tasks of one family are solved by the same calls
+	// with other values. A hindsight task's family is "hindsight".
+	Family string
 }
 
 // New generates the tasks of cfg. Splits are disjoint: no two tasks, in any
@@ -146,12 +172,19 @@ func New(cfg Config) (*Env, error) {
 	if cfg.MinLevel < 0 || cfg.MinLevel > NumLevels || (cfg.MaxLevel > 0 && cfg.MinLevel > cfg.MaxLevel) {
 		return nil, fmt.Errorf("toolworld: min level %d outside 0..%d or above max level %d", cfg.MinLevel, NumLevels, cfg.MaxLevel)
 	}
+	if cfg.Worlds < 0 || cfg.Worlds > MaxWorlds {
+		return nil, fmt.Errorf("toolworld: worlds %d outside 0..%d", cfg.Worlds, MaxWorlds)
+	}
 	e := &Env{
 		cat:    newCatalog(),
 		log:    cfg.Logger,
 		tasks:  map[string]*task{},
 		splits: map[string][]string{},
 		listed: map[string][]string{},
+		cfg:    cfg,
+	}
+	if cfg.Worlds > 0 {
+		e.worlds = make([]*surface, cfg.Worlds)
 	}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
@@ -185,8 +218,12 @@ const maxAttempts = 100
 
 func (e *Env) generate(seed, code uint64, split string, index int, seen map[string]bool) (*task, error) {
 	id := fmt.Sprintf("tw-%s-%04d", split, index)
+	s, world, err := e.worldOf(index)
+	if err != nil {
+		return nil, err
+	}
 	for attempt := 0; attempt < maxAttempts; attempt++ {
-		t, err := buildTask(e.cat, newRNG(seed, code, uint64(index), uint64(attempt)), 1+index%3)
+		t, err := buildTask(e.cat, s, newRNG(seed, code, uint64(index), uint64(attempt)), 1+index%3)
 		if err != nil {
 			return nil, fmt.Errorf("toolworld: task %s: %w", id, err)
 		}
@@ -194,11 +231,46 @@ func (e *Env) generate(seed, code uint64, split string, index int, seen map[stri
 			continue
 		}
 		seen[t.signature()] = true
-		t.info.ID, t.info.Split = id, split
+		t.info.ID, t.info.Split, t.info.World = id, split, world
 		return t, nil
 	}
 	return nil, fmt.Errorf("toolworld: cannot draw a new distinct task for %s; use fewer tasks or another seed", id)
 }
+
+// MaxWorlds bounds Config.Worlds.
+const MaxWorlds = 1 << 20
+
+// surfaceStream separates the worlds' random streams from the tasks'.
+const surfaceStream = 0x737572666163 // "surface"
+
+// worldOf returns the surface of the task with the given index in its
+// split and its world's index: the classic surface without Config.Worlds,
+// else world index mod Worlds, drawn the first time a task needs it.
+func (e *Env) worldOf(index int) (*surface, int, error) {
+	if len(e.worlds) == 0 {
+		return e.cat.canon, 0, nil
+	}
+	w := index % len(e.worlds)
+	if e.worlds[w] == nil {
+		s, err := drawSurface(e.cat, newRNG(surfaceStream, uint64(e.cfg.WorldSeed), uint64(w)), e.cfg.SystemPrompt)
+		if err != nil {
+			return nil, 0, err
+		}
+		e.worlds[w] = s
+	}
+	return e.worlds[w], w, nil
+}
+
+// systemPrompt is the system prompt of t's world.
+func (e *Env) systemPrompt(t *task) string {
+	if s := t.rootTask().surface; s != nil && !s.canonical {
+		return s.prompt
+	}
+	return e.system
+}
+
+// shown returns the surface t's world shows.
+func (e *Env) shown(t *task) *surface { return e.cat.names(t.rootTask().surface) }
 
 // TaskIDs lists the task ids of a split ("train", "val" or "test"), only
 // those of level <= Config.MaxLevel and >= Config.MinLevel when they are
@@ -272,9 +344,10 @@ func (e *Env) Solve(taskID string) ([]agentevolver.Message, error) {
 	if err != nil {
 		return nil, err
 	}
+	s := e.shown(t)
 	msgs := make([]agentevolver.Message, len(t.solution))
 	for i, c := range t.solution {
-		msgs[i] = c.Message()
+		msgs[i] = s.render(c).Message()
 	}
 	return msgs, nil
 }
