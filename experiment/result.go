@@ -76,10 +76,77 @@ type ArmResult struct {
 	// Base is the arm this one adds a mechanism to (Arm.Base); empty for
 	// none.
 	Base string `json:"base,omitempty"`
-	// DiffFromBase is the spread of Final minus the base arm's Final,
-	// paired by seed over the seeds both ran successfully; absent without
-	// a base or a pair.
-	DiffFromBase *Spread `json:"diff_from_base,omitempty"`
+	// DiffFromBase is Final minus the base arm's Final, paired by seed
+	// over the seeds both ran successfully, with its 95% confidence
+	// interval; absent without a base or a pair.
+	DiffFromBase *Paired `json:"diff_from_base,omitempty"`
+	// StepsToBase is the spread, over the seeds that got there, of the
+	// first RL step at which the arm's validation success reached its base
+	// arm's final success in the same seed (a claim about speed: the same
+	// result in fewer steps); ReachedBase counts those seeds. Absent
+	// without a base.
+	StepsToBase *Spread `json:"steps_to_base,omitempty"`
+	ReachedBase int     `json:"reached_base,omitempty"`
+	// TurnsPerSuccess is the spread over the successful runs of their
+	// final val/turns_per_success (policy turns per successful validation
+	// episode); absent when no run logged it.
+	TurnsPerSuccess *Spread `json:"turns_per_success,omitempty"`
+}
+
+// Paired is an arm's difference from its base arm, seed by seed: the mean
+// and sample standard deviation of the per-seed differences, and the 95%
+// confidence interval of their mean (Student's t with N-1 degrees of
+// freedom), which excludes 0 when the effect is shown at that level.
+type Paired struct {
+	Mean float64 `json:"mean"`
+	Std  float64 `json:"std"`
+	N    int     `json:"n"`
+	// CILow and CIHigh bound the 95% interval; null for fewer than two
+	// pairs.
+	CILow  *float64 `json:"ci95_low"`
+	CIHigh *float64 `json:"ci95_high"`
+	// Seeds and Diffs are the pairs' seeds and differences in run order.
+	Seeds []int64   `json:"seeds"`
+	Diffs []float64 `json:"diffs"`
+}
+
+// pairedOf returns the paired statistics of diffs (nil for none).
+func pairedOf(seeds []int64, diffs []float64) *Paired {
+	if len(diffs) == 0 {
+		return nil
+	}
+	m, s := meanStd(diffs)
+	p := &Paired{Mean: m, Std: s, N: len(diffs), Seeds: seeds, Diffs: diffs}
+	if len(diffs) >= 2 {
+		half := tCritical95(len(diffs)-1) * s / math.Sqrt(float64(len(diffs)))
+		lo, hi := m-half, m+half
+		p.CILow, p.CIHigh = &lo, &hi
+	}
+	return p
+}
+
+// Excludes0 reports whether the 95% interval lies wholly above or below 0.
+func (p *Paired) Excludes0() bool {
+	return p != nil && p.CILow != nil && p.CIHigh != nil && (*p.CILow > 0 || *p.CIHigh < 0)
+}
+
+// tCritical95 is the two-sided 95% critical value of Student's t
+// distribution with df degrees of freedom (df >= 1).
+func tCritical95(df int) float64 {
+	table := [...]float64{12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+		2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+		2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042}
+	switch {
+	case df < 1:
+		return math.NaN()
+	case df <= len(table):
+		return table[df-1]
+	case df <= 60:
+		return 2.042 - (2.042-2.000)*float64(df-30)/30
+	case df <= 120:
+		return 2.000 - (2.000-1.980)*float64(df-60)/60
+	}
+	return 1.960
 }
 
 // Spread is the mean and sample standard deviation (n-1; 0 for one value)
@@ -118,6 +185,13 @@ type SeedResult struct {
 	K       int      `json:"k,omitempty"`
 	AvgAtK  *float64 `json:"avg_at_k,omitempty"`
 	BestAtK *float64 `json:"best_at_k,omitempty"`
+	// TurnsPerSuccess is the run's val/turns_per_success at its last
+	// validation that logged it (null when none did).
+	TurnsPerSuccess *float64 `json:"turns_per_success,omitempty"`
+	// StepsToBase is the first RL step at which the run's validation
+	// success reached its base arm's final success in the same seed; null
+	// when it never did or the arm has no base.
+	StepsToBase *int64 `json:"steps_to_base,omitempty"`
 	// Error is why the run failed; empty (and absent from JSON) when it
 	// succeeded.
 	Error string `json:"error,omitempty"`
@@ -178,14 +252,14 @@ func (a ArmResult) Finals() []float64 {
 // summarize sets FinalMean, FinalStd, K, AvgAtK and BestAtK from the
 // seeds.
 func (a *ArmResult) summarize() {
-	a.FinalMean, a.FinalStd, a.K, a.AvgAtK, a.BestAtK = nil, nil, 0, nil, nil
+	a.FinalMean, a.FinalStd, a.K, a.AvgAtK, a.BestAtK, a.TurnsPerSuccess = nil, nil, 0, nil, nil, nil
 	finals := a.Finals()
 	if len(finals) == 0 {
 		return
 	}
 	m, s := meanStd(finals)
 	a.FinalMean, a.FinalStd = &m, &s
-	var avg, best []float64
+	var avg, best, turns []float64
 	for _, r := range a.Seeds {
 		if !r.OK() {
 			continue
@@ -197,8 +271,11 @@ func (a *ArmResult) summarize() {
 		if r.BestAtK != nil {
 			best = append(best, *r.BestAtK)
 		}
+		if r.TurnsPerSuccess != nil {
+			turns = append(turns, *r.TurnsPerSuccess)
+		}
 	}
-	a.AvgAtK, a.BestAtK = spreadOf(avg), spreadOf(best)
+	a.AvgAtK, a.BestAtK, a.TurnsPerSuccess = spreadOf(avg), spreadOf(best), spreadOf(turns)
 }
 
 // summarize sets every arm's summary and its difference from its base
@@ -211,7 +288,10 @@ func (c *Comparison) summarize() {
 	}
 	for i := range c.Arms {
 		a := &c.Arms[i]
-		a.DiffFromBase = nil
+		a.DiffFromBase, a.StepsToBase, a.ReachedBase = nil, nil, 0
+		for j := range a.Seeds {
+			a.Seeds[j].StepsToBase = nil
+		}
 		base, ok := byName[a.Base]
 		if !ok || a.Base == "" {
 			continue
@@ -222,13 +302,28 @@ func (c *Comparison) summarize() {
 				baseFinal[s.Seed] = *s.Final
 			}
 		}
-		var diffs []float64
-		for _, s := range a.Seeds {
-			if b, paired := baseFinal[s.Seed]; paired && s.OK() {
-				diffs = append(diffs, *s.Final-b)
+		var (
+			seeds        []int64
+			diffs, steps []float64
+		)
+		for j := range a.Seeds {
+			s := &a.Seeds[j]
+			b, paired := baseFinal[s.Seed]
+			if !paired || !s.OK() {
+				continue
+			}
+			seeds, diffs = append(seeds, s.Seed), append(diffs, *s.Final-b)
+			for _, p := range s.ValSuccess {
+				if p.Value >= b {
+					step := p.Step
+					s.StepsToBase = &step
+					steps = append(steps, float64(step))
+					break
+				}
 			}
 		}
-		a.DiffFromBase = spreadOf(diffs)
+		a.DiffFromBase = pairedOf(seeds, diffs)
+		a.StepsToBase, a.ReachedBase = spreadOf(steps), len(steps)
 	}
 }
 
@@ -284,7 +379,12 @@ type runMetrics struct {
 	curve           []Point
 	k               int
 	avgAtK, bestAtK *float64
+	turnsPerSuccess *float64
 }
+
+// TurnsPerSuccessMetric is the validation metric of policy turns per
+// successful episode.
+const TurnsPerSuccessMetric = "val/turns_per_success"
 
 // readRun reads the validation success curve of a metrics log and the
 // avg@k and best@k of its last validation.
@@ -295,6 +395,11 @@ func readRun(path string) (runMetrics, error) {
 	}
 	m := runMetrics{curve: curve(records)}
 	m.k, m.avgAtK, m.bestAtK = lastAtK(records)
+	for i := len(records) - 1; i >= 0 && m.turnsPerSuccess == nil; i-- {
+		if v, ok := records[i].Values[TurnsPerSuccessMetric]; ok && finiteValue(v) {
+			m.turnsPerSuccess = &v
+		}
+	}
 	return m, nil
 }
 
@@ -356,9 +461,17 @@ func (c *Comparison) finite() {
 		a := &c.Arms[i]
 		fix(&a.FinalMean)
 		fix(&a.FinalStd)
-		for _, sp := range []**Spread{&a.AvgAtK, &a.BestAtK, &a.DiffFromBase} {
+		for _, sp := range []**Spread{&a.AvgAtK, &a.BestAtK, &a.StepsToBase, &a.TurnsPerSuccess} {
 			if *sp != nil && !(finiteValue((*sp).Mean) && finiteValue((*sp).Std)) {
 				*sp = nil
+			}
+		}
+		if d := a.DiffFromBase; d != nil {
+			if !(finiteValue(d.Mean) && finiteValue(d.Std)) {
+				a.DiffFromBase = nil
+			} else {
+				fix(&d.CILow)
+				fix(&d.CIHigh)
 			}
 		}
 		for j := range a.Seeds {
@@ -366,6 +479,7 @@ func (c *Comparison) finite() {
 			fix(&s.Final)
 			fix(&s.AvgAtK)
 			fix(&s.BestAtK)
+			fix(&s.TurnsPerSuccess)
 			if math.IsNaN(s.WallSeconds) || math.IsInf(s.WallSeconds, 0) {
 				s.WallSeconds = 0
 			}
@@ -430,6 +544,11 @@ func (c Comparison) clone() Comparison {
 		a.Seeds = slices.Clone(a.Seeds)
 		for j := range a.Seeds {
 			a.Seeds[j].ValSuccess = slices.Clone(a.Seeds[j].ValSuccess)
+		}
+		if a.DiffFromBase != nil {
+			d := *a.DiffFromBase
+			d.Seeds, d.Diffs = slices.Clone(d.Seeds), slices.Clone(d.Diffs)
+			a.DiffFromBase = &d
 		}
 	}
 	return c

@@ -285,3 +285,32 @@ func TestValueAxisTop(t *testing.T) {
 		}
 	}
 }
+
+func TestPairedInterval(t *testing.T) {
+	// Five seeds, all better: the interval excludes 0.
+	p := pairedOf([]int64{1, 2, 3, 4, 5}, []float64{0.04, 0.05, 0.06, 0.05, 0.05})
+	if p == nil || p.N != 5 || math.Abs(p.Mean-0.05) > 1e-12 || !p.Excludes0() {
+		t.Fatalf("paired %+v", p)
+	}
+	// t(4 df) = 2.776, std = sqrt(0.0002/4).
+	half := 2.776 * math.Sqrt(0.0002/4) / math.Sqrt(5)
+	if math.Abs(*p.CILow-(0.05-half)) > 1e-12 || math.Abs(*p.CIHigh-(0.05+half)) > 1e-12 {
+		t.Fatalf("interval [%v, %v], want 0.05 ± %v", *p.CILow, *p.CIHigh, half)
+	}
+	// Mixed signs: it does not.
+	if q := pairedOf([]int64{1, 2, 3}, []float64{0.1, -0.1, 0.05}); q.Excludes0() {
+		t.Fatalf("mixed differences exclude 0: %+v", q)
+	}
+	// One pair has no interval.
+	if q := pairedOf([]int64{1}, []float64{0.3}); q.CILow != nil || q.Excludes0() {
+		t.Fatalf("one pair: %+v", q)
+	}
+	if pairedOf(nil, nil) != nil {
+		t.Fatal("no pairs give a result")
+	}
+	for df, want := range map[int]float64{1: 12.706, 4: 2.776, 30: 2.042, 1000: 1.96} {
+		if got := tCritical95(df); math.Abs(got-want) > 1e-9 {
+			t.Errorf("t(%d) = %v, want %v", df, got, want)
+		}
+	}
+}

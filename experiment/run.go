@@ -206,6 +206,7 @@ func runJob(ctx context.Context, opts Options, job Job) SeedResult {
 	if curveErr == nil {
 		res.ValSuccess = curve
 		res.K, res.AvgAtK, res.BestAtK = metrics.k, metrics.avgAtK, metrics.bestAtK
+		res.TurnsPerSuccess = metrics.turnsPerSuccess
 	}
 	switch {
 	case err != nil:

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -648,14 +649,21 @@ arms:
 		}
 		defer w.Close()
 		seed := float64(cfg.Trainer.Seed)
-		gain := 0.0
+		gain, start, turns := 0.0, 0.0, 3.0
 		if cfg.Rollout.N == 8 {
-			gain = 0.01 * seed // the plus arm gains 1, 2 and 3 points
+			// The plus arm gains 1, 2 and 3 points, starting 5 below
+			// and reaching the base's final at the last step.
+			gain, start, turns = 0.01*seed, -0.05, 2.5
 		}
+		steps := float64(cfg.Trainer.RLSteps)
 		for step := range cfg.Trainer.RLSteps + 1 {
-			v := 0.1*seed + gain
+			v := 0.1*seed + start + (gain-start)*float64(step)/steps
+			if step == cfg.Trainer.RLSteps {
+				v = 0.1*seed + gain
+			}
 			if err := w.Write(int64(step), map[string]float64{
-				ValSuccessMetric: v, "val/avg@4": v + 0.001*float64(step), "val/best@4": 2 * v,
+				ValSuccessMetric: v, "val/avg@4": 0.1*seed + gain + 0.001*float64(step), "val/best@4": 2 * (0.1*seed + gain),
+				TurnsPerSuccessMetric: turns,
 			}); err != nil {
 				return err
 			}
@@ -675,6 +683,18 @@ arms:
 		math.Abs(plus.DiffFromBase.Mean-0.02) > 1e-9 || math.Abs(plus.DiffFromBase.Std-0.01) > 1e-9 {
 		t.Errorf("plus arm diff %+v, want 0.02 ± 0.01 over 3 pairs", plus.DiffFromBase)
 	}
+	// t(2 df) = 4.303: 0.02 ± 4.303·0.01/√3.
+	if d := plus.DiffFromBase; d == nil || d.CILow == nil || d.CIHigh == nil ||
+		math.Abs(*d.CILow-(0.02-0.024843)) > 1e-5 || math.Abs(*d.CIHigh-(0.02+0.024843)) > 1e-5 || d.Excludes0() ||
+		!slices.Equal(d.Seeds, []int64{1, 2, 3}) {
+		t.Errorf("plus arm interval %+v", d)
+	}
+	if plus.StepsToBase == nil || plus.StepsToBase.Mean != 2 || plus.ReachedBase != 3 || base.StepsToBase != nil {
+		t.Errorf("steps to base: plus %+v (%d), base %+v", plus.StepsToBase, plus.ReachedBase, base.StepsToBase)
+	}
+	if plus.TurnsPerSuccess == nil || plus.TurnsPerSuccess.Mean != 2.5 || base.TurnsPerSuccess.Mean != 3 {
+		t.Errorf("turns per success: plus %+v base %+v", plus.TurnsPerSuccess, base.TurnsPerSuccess)
+	}
 	if base.K != 4 || base.AvgAtK == nil || math.Abs(base.AvgAtK.Mean-0.202) > 1e-9 ||
 		base.BestAtK == nil || math.Abs(base.BestAtK.Mean-0.4) > 1e-9 || math.Abs(base.BestAtK.Std-0.2) > 1e-9 {
 		t.Errorf("base arm k %d avg@k %+v best@k %+v, want 4, 0.202 (the last step's), 0.4 ± 0.2", base.K, base.AvgAtK, base.BestAtK)
@@ -686,7 +706,8 @@ arms:
 		t.Errorf("experiment wall time %v", c.WallSeconds)
 	}
 	table := out.String()
-	for _, want := range []string{"avg@4", "best@4", "vs base (paired)", "+0.020 ± 0.010 vs base", "0.202 ± 0.100", "wall time of the experiment:"} {
+	for _, want := range []string{"avg@4", "best@4", "vs base (paired, 95% CI)", "+0.020 ± 0.010 [-0.005, +0.045] vs base",
+		"2.0 ± 0.000 (3/3 seeds)", "turns/success", "2.50 ± 0.000", "0.202 ± 0.100", "wall time of the experiment:"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}

@@ -13,9 +13,13 @@ import (
 // WriteTable writes the comparison as a table for people: per arm the
 // successful runs out of those run, the final validation success as mean ±
 // sample standard deviation, its minimum and maximum, avg@k and best@k
-// (mean ± std) when the runs validated k > 1 rollouts per task, the
-// difference from the arm's base arm paired by seed (mean ± std) when any
-// arm names one, and the mean wall time of the successful runs; then a line
+// (mean ± std) when the runs validated k > 1 rollouts per task, policy
+// turns per successful validation episode when the runs logged them, the
+// difference from the arm's base arm paired by seed (mean ± std and its
+// 95% confidence interval, starred when it excludes 0) and the first RL
+// step at which the arm reached its base arm's final success (mean ± std
+// over the seeds that did) when any arm names a base, and the mean wall
+// time of the successful runs; then a line
 // per arm with each seed's final value, the error of every failed run, and
 // the experiment's total wall time.
 func WriteTable(w io.Writer, c Comparison) error {
@@ -24,20 +28,24 @@ func WriteTable(w io.Writer, c Comparison) error {
 	if c.Quick {
 		b.WriteString("quick run: a smoke test of the experiment, not a measurement\n")
 	}
-	k, withBase := 0, false
+	k, withBase, withTurns := 0, false, false
 	for _, a := range c.Arms {
 		if a.AvgAtK != nil || a.BestAtK != nil {
 			k = max(k, a.K)
 		}
 		withBase = withBase || a.Base != ""
+		withTurns = withTurns || a.TurnsPerSuccess != nil
 	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	header := "arm\truns\tfinal mean ± std\tmin\tmax"
 	if k > 1 {
 		header += fmt.Sprintf("\tavg@%d\tbest@%d", k, k)
 	}
+	if withTurns {
+		header += "\tturns/success"
+	}
 	if withBase {
-		header += "\tvs base (paired)"
+		header += "\tvs base (paired, 95% CI)\tsteps to base final"
 	}
 	fmt.Fprintln(tw, header+"\tmean wall")
 	for _, a := range c.Arms {
@@ -58,12 +66,16 @@ func WriteTable(w io.Writer, c Comparison) error {
 		if k > 1 {
 			row += "\t" + formatSpread(a.AvgAtK, "%.3f") + "\t" + formatSpread(a.BestAtK, "%.3f")
 		}
+		if withTurns {
+			row += "\t" + formatSpread(a.TurnsPerSuccess, "%.2f")
+		}
 		if withBase {
-			diff := "-"
+			diff, speed := "-", "-"
 			if a.Base != "" {
-				diff = formatSpread(a.DiffFromBase, "%+.3f") + " vs " + a.Base
+				diff = formatPaired(a.DiffFromBase) + " vs " + a.Base
+				speed = fmt.Sprintf("%s (%d/%d seeds)", formatSpread(a.StepsToBase, "%.1f"), a.ReachedBase, len(finals))
 			}
-			row += "\t" + diff
+			row += "\t" + diff + "\t" + speed
 		}
 		fmt.Fprintln(tw, row+"\t"+wall)
 	}
@@ -103,6 +115,22 @@ func WriteTable(w io.Writer, c Comparison) error {
 		return fmt.Errorf("experiment: table: %w", err)
 	}
 	return nil
+}
+
+// formatPaired writes a paired difference as mean ± std [CI low, high]
+// ("*" marks an interval that excludes 0); "-" for none.
+func formatPaired(p *Paired) string {
+	if p == nil {
+		return "-"
+	}
+	out := fmt.Sprintf("%+.3f ± %.3f", p.Mean, p.Std)
+	if p.CILow != nil && p.CIHigh != nil {
+		out += fmt.Sprintf(" [%+.3f, %+.3f]", *p.CILow, *p.CIHigh)
+		if p.Excludes0() {
+			out += "*"
+		}
+	}
+	return out
 }
 
 // formatSpread writes a spread as mean ± std with format f; "-" for none.
