@@ -237,6 +237,13 @@ func (e *Env) generate(seed, code uint64, split string, index int, seen map[stri
 	return nil, fmt.Errorf("toolworld: cannot draw a new distinct task for %s; use fewer tasks or another seed", id)
 }
 
+// OneLinePrompt is the one-line system prompt of the shipped base policy
+// (models.ToolworldBase) and of the trainer's main job, which starts from
+// it: a policy that learnt the classic world's calls by imitation needs no
+// API documentation, and every prompt token costs it compute. With varied
+// worlds (Config.Worlds) it is the line before each world's tool list.
+const OneLinePrompt = "Call one tool per turn in a tool block; end with task.finish."
+
 // MaxWorlds bounds Config.Worlds.
 const MaxWorlds = 1 << 20
 
