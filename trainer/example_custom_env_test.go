@@ -83,7 +83,7 @@ func ExampleTrainer_Fit_customEnvironment() {
 	}
 	defer os.RemoveAll(dir)
 
-	cfg, err := trainer.LoadConfig(nil, []string{
+	cfg, err := trainer.LoadConfigOver(trainer.FromScratchConfig(), nil, []string{
 		"trainer.output_dir=" + dir,
 		"trainer.rl_steps=2",
 		"trainer.test_freq=0",

@@ -51,7 +51,7 @@ func TestFitAvalonSeat(t *testing.T) {
 		t.Skip("slow under the race detector; .ci/run runs it without -race")
 	}
 	dir := t.TempDir()
-	cfg, err := trainer.LoadConfig(nil, []string{
+	cfg, err := trainer.LoadConfigOver(trainer.FromScratchConfig(), nil, []string{
 		"trainer.output_dir=" + dir,
 		"trainer.rl_steps=2",
 		"trainer.test_freq=0",

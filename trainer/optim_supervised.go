@@ -9,6 +9,8 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/org/agentevolver"
 )
 
 // SupervisedConfig configures a [Supervised] trainer. Zero values mean the
@@ -142,4 +144,18 @@ func (s *Supervised) microBatchLoss(ctx *mlctx.Context, in []*graph.Node) (*grap
 	logp, _ := s.policy.ResponseLogProbs(ctx, sequencesOf(in, 1))
 	nll := maskedMeanOver(graph.Neg(logp), in[inSFTLossMask], in[inSFTTokenTotal])
 	return nll, []*graph.Node{nll}, nil
+}
+
+// SupervisedBatchOf lays demonstration samples out as one supervised
+// batch, as the warm start does: prompts left-padded and responses
+// right-padded with padID to bucketed widths, the loss mask on each
+// sample's own response tokens (Sample.ResponseLossMask), and the rows
+// rounded up to a bucket size with filler rows that carry no loss. Every
+// sample needs a non-empty prompt and response.
+func SupervisedBatchOf(samples []agentevolver.Sample, padID int) (*SupervisedBatch, error) {
+	p, err := padSamples(samples, padID)
+	if err != nil {
+		return nil, err
+	}
+	return &SupervisedBatch{Tokens: p.Tokens, LossMask: p.LossMask}, nil
 }

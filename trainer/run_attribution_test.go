@@ -132,7 +132,7 @@ func TestADCAConfigErrors(t *testing.T) {
 		func(c *Config) { c.Attribution.ADCA.PRMSteps = 0 },
 		func(c *Config) { c.Attribution.ADCA.SkipType = "skip_everything" },
 	} {
-		c := DefaultConfig()
+		c := FromScratchConfig()
 		c.Attribution.Enable = true
 		bad(&c)
 		if err := c.Validate(); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "attribution_driven_credit_assignment") {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
 
 	"github.com/org/agentevolver"
@@ -192,13 +193,17 @@ func (r *run) pruneCheckpoints(root, current string) {
 
 // saveContextState writes every variable of the policy's context with
 // GoMLX's checkpoint format.
-func saveContextState(r *run, dir string) (err error) {
+func saveContextState(r *run, dir string) error { return SaveState(r.m.Context(), dir) }
+
+// SaveState writes every variable of ctx (a policy's weights and the
+// optimiser state a Supervised or Updater keeps beside them) into dir with
+// GoMLX's checkpoint format; LoadState reads it back.
+func SaveState(ctx *mlctx.Context, dir string) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: checkpoint state: %v", ErrGraph, p)
 		}
 	}()
-	ctx := r.m.Context()
 	prev := ctx.Loader()
 	// Build attaches the handler to ctx as its variable loader; restore
 	// the previous one so saves do not chain loaders.
@@ -356,13 +361,18 @@ func (r *run) compareSavedConfig(dir string) error {
 
 // loadContextState loads every variable saved by saveContextState into
 // the policy's context, creating the optimiser's variables.
-func loadContextState(r *run, dir string) (err error) {
+func loadContextState(r *run, dir string) error { return LoadState(r.m.Context(), dir) }
+
+// LoadState loads every variable SaveState wrote in dir into ctx,
+// creating the optimiser's variables; the trainer's own state (moments,
+// step counts, accumulators) is left untrainable, as when it was made.
+// The caller checks beforehand that dir holds state of the same model.
+func LoadState(ctx *mlctx.Context, dir string) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: restore checkpoint state: %v", ErrGraph, p)
 		}
 	}()
-	ctx := r.m.Context()
 	prev := ctx.Loader()
 	defer ctx.SetLoader(prev)
 	if _, err := checkpoints.Build(ctx).Dir(dir).Immediate().Done(); err != nil {
@@ -454,7 +464,11 @@ func (r *run) savePolicy(ctx context.Context, dir string) error {
 		opts.Tokenizer = r.tok
 	}
 	if r.cfg.Model.Path != "" {
-		gen, err := fsutil.ReadFile(filepath.Join(r.cfg.Model.Path, model.GenerationConfigFile), 1<<20)
+		dir, err := r.cfg.Model.Dir()
+		if err != nil {
+			return err
+		}
+		gen, err := fsutil.ReadFile(filepath.Join(dir, model.GenerationConfigFile), 1<<20)
 		var obj map[string]json.RawMessage
 		if err == nil {
 			err = json.Unmarshal(gen, &obj)

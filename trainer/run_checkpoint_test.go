@@ -333,13 +333,13 @@ func TestCheckpointRetention(t *testing.T) {
 
 func TestExperimentNameIsAPathElement(t *testing.T) {
 	for _, name := range []string{"../../x", "a/b", ".", "..", `a\b`, "/abs"} {
-		cfg := DefaultConfig()
+		cfg := FromScratchConfig()
 		cfg.Trainer.ExperimentName = name
 		if err := cfg.Validate(); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "experiment_name") {
 			t.Errorf("experiment_name %q: err = %v, want ErrConfig", name, err)
 		}
 	}
-	cfg := DefaultConfig()
+	cfg := FromScratchConfig()
 	cfg.Trainer.ExperimentName = "grpo-seed_1.v2"
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package trainer
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/org/agentevolver/experience"
 	"github.com/org/agentevolver/internal/config"
 	"github.com/org/agentevolver/model"
+	"github.com/org/agentevolver/models"
 	"github.com/org/agentevolver/taskgen/grader"
 )
 
@@ -48,13 +50,53 @@ type Config struct {
 
 // TaskManagerConfig is the task_manager section: which synthetic tasks
 // train, mixed how with the original ones, graded by what. Synthetic
-// tasks come from a task file (agentevolver gen-tasks writes one); they
-// never reach validation.
+// tasks are made during training (N > 0: the trainer explores, summarises,
+// filters and mixes them itself, as the reference's task manager does) or
+// come from a task file (agentevolver gen-tasks writes one); they never
+// reach validation.
 type TaskManagerConfig struct {
 	// TrainDataPath is a JSON-lines or Parquet file of synthetic tasks
 	// (the reference's task cache); required when the mixture asks for
-	// synthetic tasks.
+	// synthetic tasks and N is 0.
 	TrainDataPath string `yaml:"train_data_path"`
+	// N is the number of explorations of every seed task in a synthesis
+	// round (the reference's task_manager.n). Zero turns in-training
+	// synthesis off; positive makes the trainer synthesise the mixture's
+	// synthetic tasks itself: before the first RL step, and again every
+	// RegenerateEvery epochs. Each round's tasks are written to
+	// <output_dir>/task_manager/round_NNNN.jsonl (resumed runs read them
+	// back; a round interrupted midway resumes from its checkpoint there)
+	// and depend only on the run's seed and the round.
+	N int `yaml:"n"`
+	// Explorer is how the environment is explored: "random" (the
+	// default: its own random valid actions, each walk relabelled in
+	// hindsight as the task of what it achieved, and kept when the
+	// environment's expert replays it; no LLM) or "llm" (the reference's
+	// LLM explorer, summariser and post filter, with the model of LLM).
+	// The random walks' lengths cycle through the difficulties the
+	// environment's profile names (relation_difficulty): one call, two or
+	// three, three to five.
+	Explorer string `yaml:"explorer"`
+	// ExploreSeeds is whose worlds are explored: "split" (the default:
+	// every task of data.train_split, including worlds with no human task
+	// when data.train_files names fewer; only their worlds are used, never
+	// their instructions) or "original" (the original training tasks).
+	ExploreSeeds string `yaml:"explore_seeds"`
+	// MaxExploreSeeds bounds the seed tasks of a round, drawn anew each
+	// round; 0 explores them all.
+	MaxExploreSeeds int `yaml:"max_explore_seeds"`
+	// MaxExploreSteps bounds an LLM exploration (0: the explorer's
+	// default).
+	MaxExploreSteps int `yaml:"max_explore_steps"`
+	// Concurrency bounds the explorations in flight (0: the generator's
+	// default).
+	Concurrency int `yaml:"concurrency"`
+	// RegenerateEvery synthesises a new round every RegenerateEvery
+	// epochs; 0 makes one round for the whole run.
+	RegenerateEvery int `yaml:"regenerate_every"`
+	// LLM is the explorer's and summariser's endpoint (explorer llm;
+	// unused when Options.ExplorerModel is set).
+	LLM JudgeLLMConfig `yaml:"llm"`
 	// Mixture mixes them with the original tasks each epoch.
 	Mixture MixtureConfig `yaml:"mixture"`
 	// Grader picks the graders of original and synthetic tasks.
@@ -136,6 +178,12 @@ type RunConfig struct {
 	// outage is not counted: it is run again once the service answers its
 	// health check. Zero means DefaultOutageTimeout; negative never waits.
 	OutageTimeout time.Duration `yaml:"outage_timeout"`
+	// SilentSteps is how many RL steps in a row may give the policy
+	// nothing to learn (every advantage zero: all episodes of each group
+	// scored alike, most often all 0) before Fit warns, once, why nothing
+	// is learned and what to do; 0 means DefaultSilentSteps, negative never
+	// warns. The metric rl/no_signal marks such steps.
+	SilentSteps int `yaml:"silent_steps"`
 	// MaxCheckpointsToKeep keeps only the newest MaxCheckpointsToKeep
 	// checkpoints (veRL's max_actor_ckpt_to_keep), deleting older ones
 	// after each save; 0 keeps all of them.
@@ -340,12 +388,20 @@ type ToolworldConfig struct {
 	MaxLevel int `yaml:"max_level"`
 	// MinLevel keeps only tasks of levels >= MinLevel; 0 keeps all.
 	MinLevel int `yaml:"min_level"`
+	// Worlds gives the environment that many varied worlds, each naming
+	// and describing its tools its own way (toolworld.Config.Worlds); 0
+	// keeps the classic world.
+	Worlds int `yaml:"worlds"`
+	// WorldSeed selects the varied worlds (toolworld.Config.WorldSeed).
+	WorldSeed int64 `yaml:"world_seed"`
 }
 
 // ModelConfig chooses the policy.
 type ModelConfig struct {
 	// Path is a Hugging Face checkpoint directory (config.json and
-	// safetensors). Empty initialises a new model from Shape.
+	// safetensors), or a policy shipped with the module by name
+	// ("builtin:toolworld-base", package models). Empty initialises a new
+	// model from Shape.
 	Path string `yaml:"path"`
 	// Tokenizer is "byte" for the built-in byte-level tokenizer, "env" to
 	// learn a byte-level BPE vocabulary from the built-in environment's
@@ -812,10 +868,65 @@ type ADCAGRPOConfig struct {
 	SkipType string `yaml:"skip_type"`
 }
 
-// DefaultConfig returns the built-in configuration: a small policy trained
-// from scratch on the built-in toolworld environment with the pure-Go
-// backend, sized so a 2-core machine finishes in minutes.
+// DefaultConfig returns the main job: the shipped toolworld base policy
+// (package models) evolved on toolworld's levels 1-3 with the three
+// self-evolving mechanisms on (tasks synthesised during training, the
+// embedded experience pool with HET, ADCA-GRPO with toolworld's step
+// oracle), sized so that a 2-core machine finishes in minutes. Its
+// validation tasks are the held-out tasks of the base's card (the same
+// seed and split sizes), which the base never imitated.
+// FromScratchConfig is the same job from a policy trained from scratch.
 func DefaultConfig() Config {
+	c := FromScratchConfig()
+	c.Trainer.ExperimentName = "toolworld-base"
+	c.Trainer.RLSteps, c.Trainer.TestFreq, c.Trainer.SaveFreq = 20, 10, 10
+	c.Env.Toolworld = ToolworldConfig{
+		// The card's held-out environment: seed 1, 3 test tasks, then
+		// 300 validation tasks (100 per level) that the base's corpus
+		// left out.
+		// The prompt is the base's (toolworld.OneLinePrompt; a test in
+		// package pretrain keeps the two equal).
+		Seed: 1, Compact: true, MaxLevel: 3, TrainSize: 1500, ValSize: 300, TestSize: 3,
+		SystemPrompt: c.Env.Toolworld.SystemPrompt,
+	}
+	// The base's weights and tokenizer (the shape stays for a run that
+	// sets model.path: "" to start afresh).
+	c.Model.Path, c.Model.Tokenizer = models.Prefix+models.ToolworldBase, ""
+	c.Model.TokenizerVocab = 0
+	// The base was pretrained on episodes of at most 6 calls.
+	c.Rollout.MaxSteps = 6
+	c.WarmStart = WarmStartConfig{}
+	// Self-questioning: every training task's world explored by random
+	// walks, relabelled in hindsight, mixed one to one with the human
+	// tasks.
+	c.Tasks.N = 1
+	c.Tasks.Explorer = ExplorerRandom
+	c.Tasks.MaxExploreSeeds = 64
+	c.Tasks.Mixture = MixtureConfig{UseOriginalTasks: true, SyntheticDataRatio: 1, Shuffle: true}
+	// Self-navigating: the embedded pool, filled from the base's own
+	// rollouts before training and after every step; half of each
+	// group's rollouts see experience, and HET strips it from half of
+	// those samples (off-policy clip).
+	c.Experience.Pool = ExperiencePoolConfig{Type: "local"}
+	c.Experience.InitExpBeforeTraining = true
+	c.Experience.InitTasks = 32
+	c.Experience.UpdatedFreq = 1
+	c.Experience.TrainRolloutMode = "mixed"
+	c.Experience.RolloutRatio = 0.5
+	c.Experience.TrainSampleMode = "hybrid"
+	c.Experience.TrainSampleKeepRatio = 0.5
+	// Self-attributing: ADCA-GRPO with the environment's exact step
+	// labels (no LLM judge).
+	c.Attribution.Enable = true
+	c.Attribution.Judge = JudgeOracle
+	return c
+}
+
+// FromScratchConfig returns the built-in job from scratch: a small policy
+// initialised at random learns toolworld's level-1 calls from the expert's
+// demonstrations (the warm start) and then by GRPO, with no mechanism on,
+// sized so a 2-core machine finishes in minutes.
+func FromScratchConfig() Config {
 	return Config{
 		Trainer: RunConfig{
 			ExperimentName: "toolworld-tiny",
@@ -914,7 +1025,14 @@ func DefaultConfig() Config {
 // order, then the "a.b=value" overrides, then ${...} placeholders
 // resolved. Unknown keys are errors that name the key.
 func LoadConfig(files []string, overrides []string) (Config, error) {
-	cfg := DefaultConfig()
+	return LoadConfigOver(DefaultConfig(), files, overrides)
+}
+
+// LoadConfigOver is LoadConfig over another starting configuration, such
+// as FromScratchConfig for an environment of one's own (the shipped base
+// knows only toolworld, and the main job's mechanisms need capabilities
+// that not every environment offers).
+func LoadConfigOver(cfg Config, files []string, overrides []string) (Config, error) {
 	if err := config.LoadFiles(&cfg, files, overrides); err != nil {
 		return Config{}, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -966,6 +1084,13 @@ func (c Config) Validate() error {
 	check(c.Env.Toolworld.MaxLevel >= 0 && c.Env.Toolworld.MaxLevel <= 3, "env.toolworld.max_level %d not in 0..3", c.Env.Toolworld.MaxLevel)
 	check(c.Env.Toolworld.MinLevel >= 0 && c.Env.Toolworld.MinLevel <= 3 && (c.Env.Toolworld.MaxLevel == 0 || c.Env.Toolworld.MinLevel <= c.Env.Toolworld.MaxLevel),
 		"env.toolworld.min_level %d not in 0..3 or above max_level", c.Env.Toolworld.MinLevel)
+	check(c.Tasks.N >= 0 && c.Tasks.MaxExploreSeeds >= 0 && c.Tasks.MaxExploreSteps >= 0 && c.Tasks.Concurrency >= 0 && c.Tasks.RegenerateEvery >= 0,
+		"task_manager: n, max_explore_seeds, max_explore_steps, concurrency and regenerate_every must be >= 0")
+	check(slices.Contains([]string{"", ExplorerRandom, ExplorerLLM}, c.Tasks.Explorer), "task_manager.explorer %q: want %s or %s", c.Tasks.Explorer, ExplorerRandom, ExplorerLLM)
+	check(slices.Contains([]string{"", ExploreSplit, ExploreOriginal}, c.Tasks.ExploreSeeds), "task_manager.explore_seeds %q: want %s or %s", c.Tasks.ExploreSeeds, ExploreSplit, ExploreOriginal)
+	check(c.Tasks.N == 0 || c.Tasks.TrainDataPath == "", "task_manager.n > 0 synthesises the tasks that task_manager.train_data_path would read: set one of them")
+	check(c.Tasks.N == 0 || c.Tasks.Mixture.SyntheticDataRatio > 0, "task_manager.n > 0 needs task_manager.mixture.synthetic_data_ratio > 0, or nothing it makes would train")
+	check(c.Env.Toolworld.Worlds >= 0 && c.Env.Toolworld.Worlds <= 1<<20, "env.toolworld.worlds %d not in 0..1048576", c.Env.Toolworld.Worlds)
 	if c.Model.Path == "" {
 		s := c.Model.Shape
 		check(s.HiddenSize > 0 && s.NumLayers > 0 && s.NumHeads > 0 && s.IntermediateSize > 0,
@@ -1020,8 +1145,8 @@ func (c Config) Validate() error {
 	check(!math.IsNaN(m.SyntheticDataRatio) && m.SyntheticDataRatio >= 0,
 		"task_manager.mixture.synthetic_data_ratio %v must be >= 0", m.SyntheticDataRatio)
 	check(m.UseOriginalTasks || m.SyntheticDataRatio > 0, "task_manager.mixture uses neither original nor synthetic tasks")
-	check(m.SyntheticDataRatio <= 0 || c.Tasks.TrainDataPath != "",
-		"task_manager.mixture.synthetic_data_ratio > 0 needs task_manager.train_data_path (a task file: agentevolver gen-tasks writes one)")
+	check(m.SyntheticDataRatio <= 0 || c.Tasks.TrainDataPath != "" || c.Tasks.N > 0,
+		"task_manager.mixture.synthetic_data_ratio > 0 needs task_manager.n > 0 (synthesis during training) or task_manager.train_data_path (a task file: agentevolver gen-tasks writes one)")
 	for _, g := range []struct{ key, name string }{
 		{"task_manager.grader.original_grader", c.Tasks.Grader.OriginalGrader},
 		{"task_manager.grader.synthetic_grader", c.Tasks.Grader.SyntheticGrader},
@@ -1085,3 +1210,32 @@ func (s ModelShape) modelConfig(vocab int) model.Config {
 
 // YAML returns the configuration as YAML, in the form LoadConfig reads.
 func (c Config) YAML() ([]byte, error) { return yaml.Marshal(c) }
+
+// Dir is the directory Path names: a shipped policy's copy on disk
+// (models.Resolve), else Path itself.
+func (m ModelConfig) Dir() (string, error) {
+	dir, err := models.Resolve(m.Path)
+	if err != nil {
+		return "", fmt.Errorf("%w: model.path: %w", ErrConfig, err)
+	}
+	return dir, nil
+}
+
+// TokenizerSource is where the tokenizer comes from: Tokenizer ("byte",
+// "env" or a directory, a shipped policy's resolved), or when it is empty
+// the model's directory (Path) or "byte" without one.
+func (m ModelConfig) TokenizerSource() (string, error) {
+	src := m.Tokenizer
+	if src == "" {
+		src = cmp.Or(m.Path, "byte")
+	}
+	dir, err := models.Resolve(src)
+	if err != nil {
+		return "", fmt.Errorf("%w: model.tokenizer: %w", ErrConfig, err)
+	}
+	return dir, nil
+}
+
+// ModelConfig is the model configuration of a new policy of this shape
+// over a vocabulary of vocab tokens.
+func (s ModelShape) ModelConfig(vocab int) model.Config { return s.modelConfig(vocab) }

@@ -16,14 +16,14 @@ import (
 
 func TestActorDTypeValidation(t *testing.T) {
 	for _, ok := range []string{"", "float32", "bfloat16", "bf16", "BF16"} {
-		cfg := DefaultConfig()
+		cfg := FromScratchConfig()
 		cfg.Actor.DType = ok
 		if err := cfg.Validate(); err != nil {
 			t.Errorf("actor.dtype %q: %v", ok, err)
 		}
 	}
 	for _, bad := range []string{"float16", "fp32x", "int8"} {
-		cfg := DefaultConfig()
+		cfg := FromScratchConfig()
 		cfg.Actor.DType = bad
 		err := cfg.Validate()
 		if err == nil || !strings.Contains(err.Error(), "actor.dtype") {

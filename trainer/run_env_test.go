@@ -25,7 +25,7 @@ func withToolworld(opts Options) Options {
 			tw := cfg.Toolworld
 			return toolworld.New(toolworld.Config{
 				Seed: tw.Seed, Compact: tw.Compact, SystemPrompt: tw.SystemPrompt, MaxLevel: tw.MaxLevel, MinLevel: tw.MinLevel,
-				TrainSize: tw.TrainSize, ValSize: tw.ValSize, TestSize: tw.TestSize, Logger: log,
+				TrainSize: tw.TrainSize, ValSize: tw.ValSize, TestSize: tw.TestSize, Worlds: tw.Worlds, WorldSeed: tw.WorldSeed, Logger: log,
 			})
 		}}
 	}

@@ -96,7 +96,7 @@ func TestExperiencePoolConfigErrors(t *testing.T) {
 		func(c *ExperienceConfig) { c.UpdatedFreq = -1 },
 		func(c *ExperienceConfig) { c.InitExpOnly = true }, // without init_exp_before_training
 	} {
-		c := DefaultConfig()
+		c := FromScratchConfig()
 		bad(&c.Experience)
 		if err := c.Validate(); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "exp_manager") {
 			t.Errorf("Validate = %v", err)
@@ -163,7 +163,7 @@ func TestFitWithLocalPool(t *testing.T) {
 	if _, err := mustNew(t, cfg, Options{Resume: true}).Fit(context.Background()); err != nil {
 		t.Fatalf("resume with the pool: %v", err)
 	}
-	bad := DefaultConfig()
+	bad := FromScratchConfig()
 	bad.Experience.Pool = ExperiencePoolConfig{Type: PoolLocal, Path: "../outside.db"}
 	if err := bad.Validate(); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "exp_manager.pool.path") {
 		t.Errorf("a pool path leaving the output dir: %v", err)

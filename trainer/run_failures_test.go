@@ -247,7 +247,7 @@ func TestFitExcludesFailedEpisodes(t *testing.T) {
 // TestNewReportsMissingCapabilities checks that New names, at once, every
 // feature the environment cannot support, and infers env.type.
 func TestNewReportsMissingCapabilities(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := FromScratchConfig()
 	cfg.Trainer.OutputDir = t.TempDir()
 	m := echoManager(t, &echoEnv{})
 	cfg.Data.MaxDifficulty = 1
@@ -272,7 +272,7 @@ func TestNewReportsMissingCapabilities(t *testing.T) {
 	if _, err := New(cfg, Options{Env: m}); err == nil || !strings.Contains(err.Error(), "serves echo") {
 		t.Errorf("err = %v, want env.type not served", err)
 	}
-	if _, err := New(DefaultConfig(), Options{}); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "Options.Environments") {
+	if _, err := New(FromScratchConfig(), Options{}); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "Options.Environments") {
 		t.Errorf("err = %v, want a missing-environment error", err)
 	}
 }

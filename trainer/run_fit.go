@@ -71,6 +71,10 @@ type Options struct {
 	// (judge: llm) and the judge of task_manager's LLM graders, in place of
 	// the endpoints their llm sections name.
 	JudgeModel llm.ChatModel
+	// ExplorerModel explores the environment and summarises explorations
+	// into tasks when task_manager.explorer is llm, in place of the
+	// endpoint task_manager.llm names.
+	ExplorerModel llm.ChatModel
 	// Hooks plug in task synthesis, experience and attribution.
 	Hooks Hooks
 }
@@ -184,6 +188,8 @@ type run struct {
 	valTrajectories io.Writer
 	state           runState
 	started         time.Time
+	// silence watches for RL steps with nothing to learn.
+	silence silence
 }
 
 // runState is what a checkpoint records besides weights and optimiser
@@ -396,6 +402,10 @@ func (t *Trainer) open(ctx context.Context) (_ *run, err error) {
 		}
 	}()
 	r.state.Seed = cfg.Trainer.Seed
+	r.silence.limit = cfg.Trainer.SilentSteps
+	if r.silence.limit == 0 {
+		r.silence.limit = DefaultSilentSteps
+	}
 	if err := prepareRunDir(r.dir, t.opts.Resume, t.opts.Overwrite); err != nil {
 		return nil, err
 	}
@@ -433,7 +443,7 @@ func (t *Trainer) open(ctx context.Context) (_ *run, err error) {
 	if r.val, err = r.env.tasks(ctx, cfg, cfg.Data.ValSplit); err != nil {
 		return nil, err
 	}
-	if err := r.setupTasks(cfg, t.opts); err != nil {
+	if err := r.setupTasks(ctx, cfg, t.opts); err != nil {
 		return nil, err
 	}
 	if n := cfg.Data.ValTasks; n > 0 && n < len(r.val) {

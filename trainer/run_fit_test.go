@@ -21,7 +21,7 @@ import (
 // test: a one-layer model, two tasks per step, short turns.
 func tinyConfig(t *testing.T) Config {
 	t.Helper()
-	cfg := DefaultConfig()
+	cfg := FromScratchConfig()
 	cfg.Trainer.ExperimentName = "test"
 	cfg.Trainer.OutputDir = t.TempDir()
 	cfg.Trainer.RLSteps = 2

@@ -294,7 +294,7 @@ func TestLoRAConfigValidation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := DefaultConfig()
+			cfg := FromScratchConfig()
 			cfg.Actor.LoRA = tc.lora
 			err := cfg.Validate()
 			if tc.want == "" {

@@ -365,7 +365,7 @@ func TestRemoteConfigValidation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := DefaultConfig()
+			cfg := FromScratchConfig()
 			cfg.Actor.LoRA = LoRAConfig{R: 8}
 			cfg.Rollout.Engine = EngineRemote
 			cfg.Rollout.Remote.BaseURLs = []string{"http://gpu1:8000/v1", "http://gpu2:8000/v1"}

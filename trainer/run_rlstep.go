@@ -252,6 +252,11 @@ func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sampl
 		}
 		hookMetrics = got.Metrics
 	}
+	scores := map[string][]float64{}
+	for i := range samples {
+		scores[keys[i]] = append(scores[keys[i]], outcomes[i])
+	}
+	silent := r.silence.observe(r.log, step+1, scores, adv[:len(samples)], p.LossMask[:len(samples)])
 	batch := &Batch{Tokens: p.Tokens, LossMask: p.LossMask, Advantages: adv, ExpMask: expMask(samples, len(p.LossMask), len(p.LossMask[0]))}
 	advantagesTime := time.Since(began)
 	phase := time.Now()
@@ -295,6 +300,7 @@ func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sampl
 	// rollouts; its parts are the batch and advantages (the advantage hook
 	// included), old and reference log-probs and the optimiser steps.
 	out := map[string]float64{
+		MetricNoSignal:             b2f(silent),
 		"response/policy_tokens":   mean(respTokens),
 		"batch/rows":               float64(len(samples)),
 		"batch/width":              float64(len(p.InputIDs[0])),

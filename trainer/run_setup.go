@@ -1,7 +1,6 @@
 package trainer
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -220,9 +219,9 @@ func (e *environment) tasks(ctx context.Context, cfg Config, split string) ([]ag
 // A learned tokenizer (TokenizerFromEnv) comes from the run directory or
 // is trained on env's text.
 func loadTokenizer(ctx context.Context, cfg Config, env *environment, resume bool) (tokenizer.Tokenizer, tokenizer.ChatTemplate, int, error) {
-	src := cfg.Model.Tokenizer
-	if src == "" {
-		src = cmp.Or(cfg.Model.Path, "byte")
+	src, err := cfg.Model.TokenizerSource()
+	if err != nil {
+		return nil, nil, 0, err
 	}
 	var tok tokenizer.Tokenizer
 	if src == TokenizerFromEnv {
@@ -266,7 +265,11 @@ func newPolicyModel(ctx context.Context, cfg Config, tok tokenizer.Tokenizer, ba
 	}
 	opts := model.Options{Backend: backend, ComputeDType: dtype}
 	if cfg.Model.Path != "" {
-		m, err := model.Load(ctx, cfg.Model.Path, opts)
+		dir, err := cfg.Model.Dir()
+		if err != nil {
+			return nil, err
+		}
+		m, err := model.Load(ctx, dir, opts)
 		if err != nil {
 			return nil, fmt.Errorf("trainer: load policy: %w", err)
 		}

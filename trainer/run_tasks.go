@@ -24,7 +24,7 @@ import (
 // unless Options.Reward scores every episode already. Validation stays on
 // the environment's validation split: a synthetic task made from a
 // validation task is refused, as it would leak the held-out set.
-func (r *run) setupTasks(cfg Config, opts Options) error {
+func (r *run) setupTasks(ctx context.Context, cfg Config, opts Options) error {
 	tm := cfg.Tasks
 	if files := cfg.Data.TrainFiles; len(files) > 0 {
 		originals, err := readTaskFiles(files)
@@ -45,9 +45,12 @@ func (r *run) setupTasks(cfg Config, opts Options) error {
 		if r.hooks.Tasks != nil {
 			return fmt.Errorf("%w: Hooks.Tasks and task_manager.mixture both choose the training tasks; choose one", ErrConfig)
 		}
+		synth, err := r.newSynthesizer(ctx, cfg, opts)
+		if err != nil {
+			return err
+		}
 		var synthetic []agentevolver.Task
-		if strategy.NeedSynthetic() {
-			var err error
+		if strategy.NeedSynthetic() && synth == nil {
 			if synthetic, err = readTaskFiles([]string{tm.TrainDataPath}); err != nil {
 				return err
 			}
@@ -55,18 +58,23 @@ func (r *run) setupTasks(cfg Config, opts Options) error {
 				return err
 			}
 		}
-		src := &mixtureTaskSource{strategy: strategy, synthetic: synthetic, original: r.train, seed: cfg.Trainer.Seed}
-		if _, err := src.epoch(0); err != nil {
+		src := &mixtureTaskSource{strategy: strategy, synthetic: synthetic, original: r.train, seed: cfg.Trainer.Seed,
+			synth: synth, every: tm.RegenerateEvery}
+		first, err := src.epoch(ctx, 0)
+		if err != nil {
 			return err
 		}
 		r.hooks.Tasks, r.mixture = src, src
-		r.log.Info("trainer: task mixture", "original", len(r.train), "synthetic_available", len(synthetic),
-			"per_epoch", len(src.cache[0]), "use_original", strategy.UseOriginal, "ratio", strategy.SyntheticRatio)
+		r.log.Info("trainer: task mixture", "original", len(r.train), "synthetic_available", len(src.roundTasks(0)),
+			"per_epoch", len(first), "use_original", strategy.UseOriginal, "ratio", strategy.SyntheticRatio, "synthesised", synth != nil)
 	}
 	if r.reward != nil {
 		return nil
 	}
 	needs := map[string]bool{}
+	if tm.N > 0 && tm.Explorer == ExplorerLLM {
+		needs[agentevolver.EvaluatorSynthetic] = true // an LLM's tasks have no verifiable check
+	}
 	for _, ts := range [][]agentevolver.Task{r.train, r.synthetic()} {
 		for _, t := range ts {
 			if e := t.EvaluatorOrDefault(); e != agentevolver.EvaluatorEnv {
@@ -139,12 +147,13 @@ func isSynthetic(t agentevolver.Task) bool {
 	return v
 }
 
-// synthetic returns the synthetic tasks the mixture draws from, if any.
+// synthetic returns the synthetic tasks the mixture's first epoch draws
+// from, if any.
 func (r *run) synthetic() []agentevolver.Task {
 	if r.mixture == nil {
 		return nil
 	}
-	return r.mixture.synthetic
+	return r.mixture.roundTasks(0)
 }
 
 // mixtureMetrics adds the share of a step's tasks that are synthetic and
@@ -200,30 +209,80 @@ func readTaskFiles(paths []string) ([]agentevolver.Task, error) {
 // is strategy.Mix of the synthetic and original tasks, seeded by the run's
 // seed and the epoch (a pure function of both, so a resumed run draws the
 // same tasks), and step s takes positions s*n .. s*n+n-1 of the epochs
-// laid end to end. It is not safe for concurrent use (the RL loop asks
-// for one step at a time).
+// laid end to end. The synthetic tasks are a file's, or with a synthesizer
+// those of the epoch's synthesis round (epoch / every; one round when every
+// is 0), made when the epoch is first needed. It is not safe for
+// concurrent use (the RL loop asks for one step at a time).
 type mixtureTaskSource struct {
 	strategy  taskgen.UnifiedMixtureStrategy
 	synthetic []agentevolver.Task
 	original  []agentevolver.Task
 	seed      int64
 	cache     map[int][]agentevolver.Task
+	// synth makes the synthetic tasks of each round (nil: synthetic is
+	// used); rounds holds them.
+	synth  *synthesizer
+	every  int
+	rounds map[int][]agentevolver.Task
+	// sizes are the lengths of the epochs mixed so far, in order.
+	sizes []int
+}
+
+// roundOf is the synthesis round of epoch e.
+func (s *mixtureTaskSource) roundOf(e int) int {
+	if s.every <= 0 {
+		return 0
+	}
+	return e / s.every
+}
+
+// roundTasks returns the synthetic tasks of a round made so far.
+func (s *mixtureTaskSource) roundTasks(round int) []agentevolver.Task {
+	if s.synth == nil {
+		return s.synthetic
+	}
+	return s.rounds[round]
+}
+
+// syntheticFor returns the synthetic tasks epoch e mixes, synthesising
+// its round when needed.
+func (s *mixtureTaskSource) syntheticFor(ctx context.Context, e int) ([]agentevolver.Task, error) {
+	if s.synth == nil {
+		return s.synthetic, nil
+	}
+	round := s.roundOf(e)
+	if t, ok := s.rounds[round]; ok {
+		return t, nil
+	}
+	t, err := s.synth.round(ctx, round)
+	if err != nil {
+		return nil, err
+	}
+	if s.rounds == nil {
+		s.rounds = map[int][]agentevolver.Task{}
+	}
+	s.rounds[round] = t
+	return t, nil
 }
 
 // epoch returns the mixed tasks of epoch e.
-func (s *mixtureTaskSource) epoch(e int) ([]agentevolver.Task, error) {
+func (s *mixtureTaskSource) epoch(ctx context.Context, e int) ([]agentevolver.Task, error) {
 	if t, ok := s.cache[e]; ok {
 		return t, nil
+	}
+	synthetic, err := s.syntheticFor(ctx, e)
+	if err != nil {
+		return nil, err
 	}
 	st := s.strategy
 	seed := int64(uint64(s.seed)*0x9e3779b97f4a7c15 + uint64(e))
 	st.Seed = &seed
-	tasks, err := st.Mix(s.synthetic, s.original)
+	tasks, err := st.Mix(synthetic, s.original)
 	if err != nil {
 		return nil, fmt.Errorf("%w: task mixture: %w", ErrConfig, err)
 	}
 	if len(tasks) == 0 {
-		return nil, fmt.Errorf("%w: the task mixture is empty (%d original, %d synthetic tasks)", ErrConfig, len(s.original), len(s.synthetic))
+		return nil, fmt.Errorf("%w: the task mixture is empty (%d original, %d synthetic tasks)", ErrConfig, len(s.original), len(synthetic))
 	}
 	if s.cache == nil || len(s.cache) > 4 {
 		s.cache = map[int][]agentevolver.Task{} // the loop only moves forward
@@ -232,22 +291,32 @@ func (s *mixtureTaskSource) epoch(e int) ([]agentevolver.Task, error) {
 	return tasks, nil
 }
 
-// NextTasks implements TaskSource. Every epoch has the same length, the
-// mixture's counts depending only on the task counts.
-func (s *mixtureTaskSource) NextTasks(_ context.Context, step, n int) ([]agentevolver.Task, error) {
-	first, err := s.epoch(0)
-	if err != nil {
-		return nil, err
-	}
-	size := len(first)
+// NextTasks implements TaskSource. Epochs may differ in length when their
+// synthesis rounds made different numbers of tasks.
+func (s *mixtureTaskSource) NextTasks(ctx context.Context, step, n int) ([]agentevolver.Task, error) {
 	out := make([]agentevolver.Task, 0, n)
 	for i := range n {
 		pos := step*n + i
-		tasks, err := s.epoch(pos / size)
+		e, start := 0, 0
+		for {
+			if e == len(s.sizes) {
+				tasks, err := s.epoch(ctx, e)
+				if err != nil {
+					return nil, err
+				}
+				s.sizes = append(s.sizes, len(tasks))
+			}
+			if pos < start+s.sizes[e] {
+				break
+			}
+			start += s.sizes[e]
+			e++
+		}
+		tasks, err := s.epoch(ctx, e)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, tasks[pos%size])
+		out = append(out, tasks[pos-start])
 	}
 	return out, nil
 }

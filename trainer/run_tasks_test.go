@@ -245,7 +245,7 @@ func TestWarmStartTasksFromMixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.close()
-	tasks, err := r.warmStartTasks()
+	tasks, err := r.warmStartTasks(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

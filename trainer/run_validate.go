@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/agentflow"
 	"github.com/org/agentevolver/runlog"
 )
@@ -56,6 +57,9 @@ func (r *run) validate(ctx context.Context, step int, note outageNote) (runlog.V
 		return runlog.ValidationStats{}, err
 	}
 	m := stats.Metrics("val/")
+	if turns, ok := turnsPerSuccess(results); ok {
+		m["val/turns_per_success"] = turns
+	}
 	m["time/validate_s"] = time.Since(began).Seconds()
 	note.addMetrics(m, "val/skipped")
 	r.log.Info("trainer: validation", "step", step, "success", stats.Success, "pass@k", stats.PassAtK, "k", k, "failed", stats.Failed)
@@ -91,4 +95,20 @@ func atoiOr(s string, def int) int {
 		return v
 	}
 	return def
+}
+
+// turnsPerSuccess is the mean number of policy turns of the successful
+// episodes; ok is false when none succeeded.
+func turnsPerSuccess(results []agentflow.Result) (float64, bool) {
+	var sum, n float64
+	for _, res := range results {
+		if res.Trajectory.Reward.SuccessRate >= 1 {
+			sum += float64(countRole(res.Trajectory.Steps, agentevolver.RoleAssistant))
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return sum / n, true
 }

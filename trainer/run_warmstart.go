@@ -49,7 +49,7 @@ func (r *run) demonstrations(ctx context.Context) ([]agentevolver.Sample, error)
 	if !ok {
 		return nil, fmt.Errorf("%w: warm_start.steps > 0 needs an environment with demonstrations (envservice.Expert); set warm_start.steps: 0", ErrConfig)
 	}
-	tasks, err := r.warmStartTasks()
+	tasks, err := r.warmStartTasks(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -128,11 +128,11 @@ func (r *run) demonstrations(ctx context.Context) ([]agentevolver.Sample, error)
 // for a task an LLM wrote (evaluator "synthetic") the environment's expert
 // knows only the seed task, whose solution would be a wrong answer to the
 // synthetic query.
-func (r *run) warmStartTasks() ([]agentevolver.Task, error) {
+func (r *run) warmStartTasks(ctx context.Context) ([]agentevolver.Task, error) {
 	if r.mixture == nil {
 		return r.train, nil
 	}
-	mixed, err := r.mixture.epoch(0)
+	mixed, err := r.mixture.epoch(ctx, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -137,7 +137,11 @@ func planMicroBatch(cfg trainer.Config) int {
 // sizes came from.
 func planModelConfig(cfg trainer.Config, vocabFlag int) (model.Config, string, error) {
 	if p := cfg.Model.Path; p != "" {
-		raw, err := fsutil.ReadFile(filepath.Join(p, model.ConfigFile), 1<<20)
+		dir, err := cfg.Model.Dir()
+		if err != nil {
+			return model.Config{}, "", err
+		}
+		raw, err := fsutil.ReadFile(filepath.Join(dir, model.ConfigFile), 1<<20)
 		if err == nil {
 			mc, err := model.ParseConfig(raw)
 			if err != nil {

@@ -73,6 +73,8 @@ func openToolworld(ctx context.Context, cfg trainer.EnvConfig, log *slog.Logger)
 		TestSize:     tc.TestSize,
 		MaxLevel:     tc.MaxLevel,
 		MinLevel:     tc.MinLevel,
+		Worlds:       tc.Worlds,
+		WorldSeed:    tc.WorldSeed,
 		Logger:       log,
 	})
 	if err != nil {

@@ -1,0 +1,12 @@
+// Package models ships the policies the SDK starts from, embedded in the
+// module so that they need no download: today the toolworld base policy
+// (ToolworldBase), a small Qwen2-family transformer pretrained by package
+// pretrain, whose card (README.md in its directory) says how it was made
+// and what it does on worlds it never saw.
+//
+// A configuration names a shipped policy as model.path
+// "builtin:toolworld-base"; Resolve turns that into a directory on disk
+// (written once under the user's cache directory and checked against the
+// embedded files' digest on every use), which model.Load and
+// tokenizer.Load read like any Hugging Face directory.
+package models

@@ -1,0 +1,105 @@
+package trainer
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/org/agentevolver/runlog"
+	"github.com/org/agentevolver/taskgen"
+)
+
+// TestFitSynthesisesTasks: with task_manager.n the trainer explores the
+// training split's worlds, makes hindsight tasks, mixes them in, and a
+// second run with the same seed makes the same tasks; a resumed run reads
+// its round back instead of exploring again.
+func TestFitSynthesisesTasks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a tiny model")
+	}
+	synth := func(dir string) (Config, []byte) {
+		t.Helper()
+		cfg := tinyConfig(t)
+		cfg.Trainer.OutputDir = dir
+		cfg.Trainer.RLSteps = 2
+		cfg.Trainer.TestFreq, cfg.Trainer.SaveFreq = 0, 1
+		cfg.WarmStart.Steps = 0
+		cfg.Env.Toolworld.Worlds = 3
+		cfg.Tasks.N = 2
+		cfg.Tasks.MaxExploreSeeds = 6
+		cfg.Tasks.Mixture = MixtureConfig{UseOriginalTasks: true, SyntheticDataRatio: 1, Shuffle: true}
+		tr, err := New(cfg, withToolworld(Options{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tr.Fit(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, SynthesisDir, "round_0000.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg, data
+	}
+	cfg, first := synth(filepath.Join(t.TempDir(), "a"))
+	objs, err := taskgen.ReadTaskFile(filepath.Join(cfg.Trainer.OutputDir, SynthesisDir, "round_0000.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs) == 0 {
+		t.Fatal("no synthetic task")
+	}
+	for _, o := range objs {
+		if o.Task.Query == "" || o.Task.GroundTruth == "" || o.Task.Metadata["synthesis"] != "hindsight" {
+			t.Fatalf("synthetic task %+v", o.Task)
+		}
+	}
+	records, err := runlog.ReadMetrics(filepath.Join(cfg.Trainer.OutputDir, MetricsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	share := 0.0
+	for _, r := range records {
+		if v, ok := r.Value("tasks/synthetic_share"); ok {
+			share += v
+		}
+	}
+	if share == 0 {
+		t.Fatal("no RL step trained on a synthetic task")
+	}
+	if _, second := synth(filepath.Join(t.TempDir(), "b")); !bytes.Equal(first, second) {
+		t.Fatal("the same seed synthesised other tasks")
+	}
+	// A resumed run reads the round back.
+	cfg.Trainer.RLSteps = 3
+	tr, err := New(cfg, withToolworld(Options{Resume: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Fit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := os.ReadFile(filepath.Join(cfg.Trainer.OutputDir, SynthesisDir, "round_0000.jsonl")); !bytes.Equal(first, again) {
+		t.Fatal("the resumed run rewrote its round")
+	}
+}
+
+func TestSynthesisConfigErrors(t *testing.T) {
+	cfg := FromScratchConfig()
+	cfg.Tasks.N = 1
+	if err := cfg.Validate(); err == nil {
+		t.Error("n without a synthetic ratio is valid")
+	}
+	cfg.Tasks.Mixture.SyntheticDataRatio = 1
+	cfg.Tasks.TrainDataPath = "x.jsonl"
+	if err := cfg.Validate(); err == nil {
+		t.Error("n with train_data_path is valid")
+	}
+	cfg.Tasks.TrainDataPath = ""
+	cfg.Tasks.Explorer = "magic"
+	if err := cfg.Validate(); err == nil {
+		t.Error("an unknown explorer is valid")
+	}
+}
