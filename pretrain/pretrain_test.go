@@ -35,7 +35,8 @@ func TestConfigValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, mutate := range map[string]func(*Config){
-		"same world seeds": func(c *Config) { c.Eval.WorldSeed = c.Corpus.WorldSeed },
+		"same world seeds": func(c *Config) { c.Corpus.Worlds = 8; c.Eval.WorldSeed = c.Corpus.WorldSeed },
+		"stop step":        func(c *Config) { c.Train.StopStep = -1 },
 		"share above 1":    func(c *Config) { c.Corpus.ExampleShare = 1.5 },
 		"min lr above lr":  func(c *Config) { c.Train.MinLR = 2 * c.Train.LR },
 		"heads":            func(c *Config) { c.Shape.NumHeads = 3 },

@@ -895,7 +895,7 @@ func DefaultConfig() Config {
 	c.Model.TokenizerVocab = 0
 	// The base was pretrained on episodes of at most 6 calls.
 	c.Rollout.MaxSteps = 6
-	c.WarmStart = WarmStartConfig{}
+	c.WarmStart.Steps = 0
 	// Self-questioning: every training task's world explored by random
 	// walks, relabelled in hindsight, mixed one to one with the human
 	// tasks.

@@ -77,7 +77,7 @@ func TestLoadConfigErrors(t *testing.T) {
 				files = []string{filepath.Join(t.TempDir(), "c.yaml")}
 				write(t, files[0], tt.file)
 			}
-			_, err := LoadConfig(files, tt.sets)
+			_, err := LoadConfigOver(FromScratchConfig(), files, tt.sets)
 			if !errors.Is(err, ErrConfig) {
 				t.Fatalf("err = %v, want ErrConfig", err)
 			}

@@ -67,8 +67,8 @@ func TestExperimentDryRun(t *testing.T) {
 		t.Fatalf("experiment --dry-run: %v\n%s", err, stderr.String())
 	}
 	text := stdout.String()
-	if !strings.Contains(text, "experiment grpo-seeds: 2 arms × 3 seeds, 60 RL steps per run") ||
-		!strings.Contains(text, filepath.Join(out, "grpo-seeds", "grpo-std", "seed-3")) || strings.Count(text, "\n") != 8 {
+	if !strings.Contains(text, "experiment grpo-seeds: 2 arms × 5 seeds, 10 RL steps per run") ||
+		!strings.Contains(text, filepath.Join(out, "grpo-seeds", "grpo-std", "seed-5")) || strings.Count(text, "\n") != 12 {
 		t.Errorf("dry run printed:\n%s", text)
 	}
 	if entries, _ := os.ReadDir(out); len(entries) != 0 {

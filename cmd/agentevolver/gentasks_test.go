@@ -57,7 +57,7 @@ func TestGenTasksCommand(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"gen-tasks: 5 of 500 toolworld/train tasks as seeds, 2 per seed, with random walks and hindsight tasks (no LLM)\n",
+		"gen-tasks: 5 of 1500 toolworld/train tasks as seeds, 2 per seed, with random walks and hindsight tasks (no LLM)\n",
 		"work: 10 explorations in 5 batches of 2\n",
 		"explored:          10 of 10 (0 failed)\n",
 		"realtime filter:   ",

@@ -20,6 +20,8 @@ import (
 // few tasks, one warm-start step and one RL step.
 func tinyRun(dir string) []string {
 	return []string{
+		// A tiny policy from scratch, no mechanism on: not the main job.
+		"--config", filepath.Join("..", "..", "examples", "configs", "from-scratch.yaml"),
 		"--set", "trainer.output_dir=" + dir,
 		"--set", "trainer.rl_steps=1", "--set", "trainer.test_freq=1", "--set", "trainer.progress=false",
 		"--set", "data.train_batch_size=2", "--set", "data.val_tasks=2",
