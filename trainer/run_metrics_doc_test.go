@@ -10,17 +10,17 @@ import (
 	"github.com/org/agentevolver/runlog"
 )
 
-// documentedMetrics returns patterns for the metric keys of the README's
-// "Metrics" table, the one place they are documented.
+// documentedMetrics returns patterns for the metric keys of the "Metrics"
+// table of docs/metrics.md, the one place they are documented.
 func documentedMetrics(t *testing.T) []*regexp.Regexp {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "README.md"))
+	data, err := os.ReadFile(filepath.Join("..", "docs", "metrics.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, table, ok := strings.Cut(string(data), "## Metrics")
 	if !ok {
-		t.Fatal("README has no Metrics section")
+		t.Fatal("docs/metrics.md has no Metrics section")
 	}
 	var out []*regexp.Regexp
 	key := regexp.MustCompile("`([^`]+)`")
@@ -44,7 +44,7 @@ func documentedMetrics(t *testing.T) []*regexp.Regexp {
 }
 
 // checkMetricsDocumented fails for any key of the run's metrics files that
-// the README's table does not document.
+// docs/metrics.md does not document.
 func checkMetricsDocumented(t *testing.T, dir string) {
 	t.Helper()
 	patterns := documentedMetrics(t)
@@ -61,7 +61,7 @@ func checkMetricsDocumented(t *testing.T, dir string) {
 						continue keys
 					}
 				}
-				t.Errorf("%s: metric %q is not in the README's Metrics table", file, k)
+				t.Errorf("%s: metric %q is not in docs/metrics.md's Metrics table", file, k)
 			}
 		}
 	}
