@@ -71,7 +71,7 @@ func (p *replayer) replayEpisode(ctx context.Context, taskID string, examples []
 		env = &focusedEnv{Env: p.env, keep: calledTools(actions), distractors: distractors}
 	}
 	f := &agentflow.Flow{
-		Env: env, Policy: &scripted{actions: actions}, Context: p.context,
+		Env: env, Policy: llm.NewScripted(actions), Context: p.context,
 		EnvType: toolworld.Name, MaxSteps: len(actions), Sparse: true,
 	}
 	ro := agentflow.Rollout{Task: agentevolver.Task{TaskID: taskID, EnvType: toolworld.Name}, DataID: "0", RolloutID: "0"}
@@ -113,25 +113,6 @@ func (p *replayer) example(ctx context.Context, taskID string) (string, error) {
 	p.examples[taskID] = exps[0].Text
 	p.mu.Unlock()
 	return exps[0].Text, nil
-}
-
-// scripted replays fixed assistant messages, one per call.
-type scripted struct {
-	mu      sync.Mutex
-	actions []agentevolver.Message
-	next    int
-}
-
-// Chat returns the next action.
-func (p *scripted) Chat(context.Context, []agentevolver.Message, llm.ChatOptions) (llm.Completion, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.next >= len(p.actions) {
-		return llm.Completion{}, errors.New("pretrain: the demonstration has no more actions")
-	}
-	m := p.actions[p.next]
-	p.next++
-	return llm.Completion{Message: m, FinishReason: "stop"}, nil
 }
 
 // fixedExperience injects the given worked examples through the trainer's

@@ -19,26 +19,6 @@ import (
 // step.
 const WarmStartMetricsFile = "warm_start.jsonl"
 
-// scriptedPolicy replays a fixed list of assistant messages, one per call:
-// the expert's demonstration of one task.
-type scriptedPolicy struct {
-	mu      sync.Mutex
-	actions []agentevolver.Message
-	next    int
-}
-
-// Chat returns the next action of the demonstration.
-func (p *scriptedPolicy) Chat(context.Context, []agentevolver.Message, llm.ChatOptions) (llm.Completion, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.next >= len(p.actions) {
-		return llm.Completion{}, errors.New("trainer: the demonstration has no more actions")
-	}
-	m := p.actions[p.next]
-	p.next++
-	return llm.Completion{Message: m, FinishReason: "stop"}, nil
-}
-
 // demonstrations replays the environment's expert (envservice.Expert) on
 // training tasks through the same episode loop and context manager as the
 // policy, so the samples carry exactly the tokens the policy will see and
@@ -74,7 +54,7 @@ func (r *run) demonstrations(ctx context.Context) ([]agentevolver.Sample, error)
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			f := r.flow(&scriptedPolicy{actions: actions}, 0)
+			f := r.flow(llm.NewScripted(actions), 0)
 			f.MaxSteps = len(actions)
 			res, err := f.Run(ctx, rolloutFor(task))
 			switch {
