@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -79,11 +80,14 @@ func TestBenchOpProfile(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	table := errOut.String()
-	if !strings.Contains(table, "ops of 1 timed steps:") || !strings.Contains(table, "DotGeneral") || !strings.Contains(table, "\ntotal ") {
+	// Which ops are the three slowest depends on the CPU (AVX2 or
+	// AVX-512 kernels), so the test checks the table's shape only.
+	if !strings.Contains(table, "ops of 1 timed steps:") || !strings.Contains(table, "\ntotal ") {
 		t.Errorf("stderr has no op table:\n%s", table)
 	}
-	if rows := strings.Count(table, "%"); rows != 3 {
-		t.Errorf("%d rows, want 3:\n%s", rows, table)
+	row := regexp.MustCompile(`(?m)^\s*[0-9.]+%\s+\S+\s+[0-9]+\s+[A-Z]\S* .* -> `)
+	if rows := len(row.FindAllString(table, -1)); rows != 3 {
+		t.Errorf("%d op rows, want 3:\n%s", rows, table)
 	}
 	var res benchResult
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil || res.What != "logprob" {
