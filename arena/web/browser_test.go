@@ -193,7 +193,9 @@ func TestBrowserObserve(t *testing.T) {
 // assassination.
 func TestBrowserParticipate(t *testing.T) {
 	ctx := newBrowser(t, 120*time.Second)
-	_, ts := newTestServer(t, Config{})
+	// The form's seed is ignored in participate mode (the server refuses a
+	// person game's seed); the server's draw deals seed 7's hand.
+	_, ts := newTestServer(t, Config{}, dealing(7))
 	do(t, ctx, "fill the form",
 		chromedp.Navigate(ts.URL+"/"),
 		chromedp.WaitVisible(chromedp.CSS("#model-4")),
@@ -211,6 +213,9 @@ func TestBrowserParticipate(t *testing.T) {
 	)
 	if !eval[bool](t, ctx, `document.getElementById("reveal-label").hidden`) {
 		t.Fatal("a person's page offers the hidden-information toggle")
+	}
+	if eval[bool](t, ctx, `document.getElementById("stop").hidden`) {
+		t.Fatal("the person's page offers no stop button")
 	}
 	if n := eval[int](t, ctx, `document.querySelectorAll("#chat .secret").length`); n != 0 {
 		t.Fatalf("the person's page holds %d hidden-information lines", n)

@@ -16,7 +16,8 @@
 //
 // The server sends, in order: hello (the GameInfo, the connection's seat or
 // -1, and whether it receives secrets), then every event so far and each
-// new one as it happens (event), the person's open question and its
+// new one as it happens (event; its seq counts the events this connection
+// is sent, from 0, so a hidden event leaves no gap), the person's open question and its
 // closing (question, question_closed; only to the person's connections),
 // and status once the connection has caught up with the events so far and
 // again whenever the game finishes, is stopped or fails. Replies to bad
@@ -44,19 +45,31 @@
 // question with the exact messages their seat's model would have been
 // sent (avalon.ReadQuestion reads the action from them). The seed, from
 // which the deal follows, and the log are withheld until such a game is
-// over.
+// over; the game list counts only its public events meanwhile. A person
+// game's seed is always drawn by the server (a request that names one is
+// refused), since a person who chose it could read the deal off an observe
+// game with the same seed. Only the person (with the token) may stop it.
 //
 // # Limits and shutdown
 //
-// New-game bodies are bounded and strictly decoded; sockets and API calls
-// from a browser must come from the server's own origin or
-// Config.OriginPatterns; each socket write has Config.WriteTimeout; games,
-// kept games and viewers per game are bounded. A slow connection lags
-// behind the game and never blocks it: connections follow the game's state
-// rather than queueing messages. A question to the person waits for as
-// long as one of the person's connections is open; once none has been for
+// Every request must name the server in its Host header (the address the
+// connection arrived on, localhost, 127.0.0.1 or [::1] with its port, or
+// Config.AllowedHosts), so that a page whose name was rebound to the
+// server's address (DNS rebinding) is refused. New-game bodies are bounded
+// and strictly decoded (one JSON object, nothing after it); sockets and
+// state-changing API calls from a browser must come from the server's own
+// origin or Config.OriginPatterns; each socket write has
+// Config.WriteTimeout; observe games, person games (apart, so that people
+// who do not answer never hold the places of observe games), kept games and
+// viewers per game are bounded. The HTTP server around the handler should
+// bound reads, writes, idle connections and their number, as arena serve
+// does. A slow connection lags behind the game and never blocks it:
+// connections follow the game's state rather than queueing messages. A
+// question to the person waits while one of the person's connections is
+// open, up to Config.AnswerTimeout (page open or not; the game then stops
+// with ErrNoAnswer); once none of them has been open for
 // Config.PersonTimeout (the page closed, or never opened), the game stops
-// with ErrPersonLeft and frees its place. Close cancels every game (a person's
-// pending question included) and connection and waits for their
-// goroutines.
+// with ErrPersonLeft. Either way it frees its place, and no model plays the
+// seat instead. Close cancels every game (a person's pending question
+// included) and connection and waits for their goroutines.
 package web

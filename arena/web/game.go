@@ -45,7 +45,9 @@ type GameInfo struct {
 	Error  string `json:"error,omitempty"`
 	// GoodWins is the winner once finished.
 	GoodWins *bool `json:"good_wins,omitempty"`
-	// Events is the number of events so far.
+	// Events is the number of events so far; while a person plays, only
+	// the public ones are counted, so that the count reveals nothing
+	// hidden.
 	Events int `json:"events"`
 	// Created is when the game was created.
 	Created time.Time `json:"created"`
@@ -72,6 +74,7 @@ type game struct {
 
 	mu       sync.Mutex
 	events   []avalon.Event
+	public   int // events everyone may see
 	log      bytes.Buffer
 	partial  []byte
 	question *pending
@@ -84,6 +87,7 @@ type game struct {
 	// The person's presence: connections open, the timer that runs while
 	// a question waits and none is, and left, closed when it fires.
 	personTimeout time.Duration
+	answerTimeout time.Duration // negative: none
 	personConns   int
 	absence       *time.Timer
 	left          chan struct{}
@@ -118,6 +122,9 @@ func (g *game) Write(b []byte) (int, error) {
 		}
 		g.partial = g.partial[i+1:]
 		g.events = append(g.events, e)
+		if _, ok := (viewer{seat: -1}).visible(e); ok {
+			g.public++
+		}
 	}
 	g.notifyLocked()
 	return len(b), nil
@@ -138,6 +145,8 @@ func (g *game) infoLocked() GameInfo {
 	}
 	if g.personSeat < 0 || g.status != StatusRunning {
 		gi.Seed = &g.seed
+	} else {
+		gi.Events = g.public
 	}
 	return gi
 }
@@ -152,7 +161,7 @@ func (g *game) finish(res avalon.Result, err error) {
 	case g.status == StatusStopped:
 	case errors.Is(err, context.Canceled):
 		g.status = StatusStopped
-	case errors.Is(err, ErrPersonLeft):
+	case errors.Is(err, ErrPersonLeft), errors.Is(err, ErrNoAnswer):
 		g.status, g.err = StatusStopped, err.Error()
 	default:
 		g.status, g.err = StatusFailed, err.Error()
@@ -240,9 +249,9 @@ func (g *game) answer(m ClientMessage) error {
 }
 
 // personSeat is the person's seat: an llm.ChatModel whose Chat shows the
-// question to the person's connections and waits for the answer, without
-// a timeout while one of them is open, until the game's context ends or
-// the person has been gone for Config.PersonTimeout.
+// question to the person's connections and waits for the answer until the
+// game's context ends, the person has been gone for Config.PersonTimeout
+// or Config.AnswerTimeout has passed, open connections or not.
 type personSeat struct{ g *game }
 
 var _ llm.ChatModel = personSeat{}
@@ -261,6 +270,12 @@ func (p personSeat) Chat(ctx context.Context, messages []agentevolver.Message, _
 	g.watchAbsenceLocked()
 	g.notifyLocked()
 	g.mu.Unlock()
+	var expired <-chan time.Time
+	if g.answerTimeout > 0 {
+		t := time.NewTimer(g.answerTimeout)
+		defer t.Stop()
+		expired = t.C
+	}
 	closeQuestion := func() {
 		g.mu.Lock()
 		if g.question != nil && g.question.answer == ch {
@@ -278,6 +293,14 @@ func (p personSeat) Chat(ctx context.Context, messages []agentevolver.Message, _
 	case <-g.left:
 		closeQuestion()
 		return llm.Completion{}, fmt.Errorf("%w: no connection for %v", ErrPersonLeft, g.personTimeout)
+	case <-expired:
+		closeQuestion()
+		select {
+		case text := <-ch: // answered as the time ran out
+			return llm.Completion{Message: agentevolver.Message{Role: agentevolver.RoleAssistant, Content: text}, FinishReason: "stop"}, nil
+		default:
+		}
+		return llm.Completion{}, fmt.Errorf("%w: no answer within %v", ErrNoAnswer, g.answerTimeout)
 	}
 }
 

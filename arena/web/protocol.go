@@ -26,7 +26,12 @@ var (
 	ErrNotPlayer = errors.New("web: only the person's connection may answer")
 	// ErrBadRequest reports an invalid new-game request.
 	ErrBadRequest = errors.New("web: bad request")
-	// ErrTooManyGames reports that Config.MaxGames games are running.
+	// ErrForbidden reports a request refused for where it comes from or
+	// what it lacks: a Host that is not the server's, a foreign Origin, a
+	// missing or wrong token.
+	ErrForbidden = errors.New("web: forbidden")
+	// ErrTooManyGames reports that Config.MaxGames observe games or
+	// Config.MaxPersonGames person games are running.
 	ErrTooManyGames = errors.New("web: too many games running")
 	// ErrNoGame reports an unknown game id.
 	ErrNoGame = errors.New("web: no such game")
@@ -35,6 +40,9 @@ var (
 	// ErrPersonLeft ends a game whose person kept no connection open for
 	// Config.PersonTimeout while a question waited for them.
 	ErrPersonLeft = errors.New("web: the person left the game")
+	// ErrNoAnswer ends a game whose person did not answer a question
+	// within Config.AnswerTimeout.
+	ErrNoAnswer = errors.New("web: the person did not answer in time")
 )
 
 // Message types of the WebSocket protocol. The server sends hello, event,

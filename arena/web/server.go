@@ -9,9 +9,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"path"
@@ -31,11 +33,13 @@ var staticFiles embed.FS
 // Defaults of Config's zero fields.
 const (
 	DefaultMaxGames        = 8
+	DefaultMaxPersonGames  = 4
 	DefaultMaxKept         = 32
 	DefaultMaxViewers      = 32
 	DefaultMaxMessageBytes = 8 << 10
 	DefaultWriteTimeout    = 10 * time.Second
 	DefaultPersonTimeout   = 5 * time.Minute
+	DefaultAnswerTimeout   = 10 * time.Minute
 	// MaxDelay bounds the per-move delay a new-game request may ask for.
 	MaxDelay = 10 * time.Second
 	// maxRequestBytes bounds a new-game request body.
@@ -54,10 +58,16 @@ type Config struct {
 	// Game is the base configuration of every game; Players and Roles come
 	// from the request, SeatNames from the seating, Logger from here.
 	Game avalon.Config
-	// MaxGames bounds the games running at once; 0 means DefaultMaxGames.
+	// MaxGames bounds the observe games (games without a person) running
+	// at once; 0 means DefaultMaxGames.
 	MaxGames int
+	// MaxPersonGames bounds the person games running at once, apart from
+	// MaxGames, so that games waiting on people who do not answer never
+	// take the places of observe games; 0 means DefaultMaxPersonGames.
+	MaxPersonGames int
 	// MaxKept bounds the games held (finished ones are dropped oldest
-	// first); 0 means DefaultMaxKept.
+	// first); 0 means DefaultMaxKept. It is raised to MaxGames +
+	// MaxPersonGames when lower.
 	MaxKept int
 	// MaxViewers bounds the connections to one game; 0 means
 	// DefaultMaxViewers.
@@ -71,14 +81,33 @@ type Config struct {
 	// PersonTimeout is how long a question to the person waits while none
 	// of the person's connections is open (the page was closed, or never
 	// opened) before the game is stopped with ErrPersonLeft, so that an
-	// abandoned game does not hold its place under MaxGames for ever.
-	// Reconnecting in time, even without answering, keeps the game. 0
-	// means DefaultPersonTimeout; a negative value waits until the game is
-	// stopped or the server closed, as the original arena does.
+	// abandoned game does not hold its place under MaxPersonGames for
+	// ever. Reconnecting in time, even without answering, keeps the game
+	// (until AnswerTimeout). 0 means DefaultPersonTimeout; a negative value
+	// waits until the game is stopped or the server closed, as the
+	// original arena does.
 	PersonTimeout time.Duration
+	// AnswerTimeout bounds how long each question to the person waits for
+	// an answer, whether or not the person's page is open, so that a page
+	// left open (or a client that holds a socket and never answers) cannot
+	// hold a game for ever. When it runs out the game is stopped with
+	// ErrNoAnswer (status stopped), which frees its place under
+	// MaxPersonGames; no model plays the seat in the person's stead. 0
+	// means DefaultAnswerTimeout; a negative value sets no bound.
+	AnswerTimeout time.Duration
+	// AllowedHosts are the names, besides the server's own, a request's
+	// Host header may carry (path.Match patterns of host[:port]; a pattern
+	// without a port matches any port): the name of a reverse proxy, or of
+	// the machine when the server listens beyond loopback. A request for
+	// any other host is refused (403), which defeats DNS rebinding: a page
+	// of a foreign site whose name was made to resolve to this server
+	// carries that name in Host. The server's own names, always allowed,
+	// are the address the connection arrived on and localhost, 127.0.0.1
+	// and [::1], each with that address's port.
+	AllowedHosts []string
 	// OriginPatterns are the browser origins, besides the server's own
-	// host, allowed to open sockets and create games (path.Match patterns
-	// of host[:port], as in github.com/coder/websocket).
+	// host, allowed to open sockets, create and stop games (path.Match
+	// patterns of host[:port], as in github.com/coder/websocket).
 	OriginPatterns []string
 	// Logger receives connection and game records; nil discards them.
 	Logger *slog.Logger
@@ -103,18 +132,24 @@ func DefaultModels() []arena.Entrant {
 //	GET  /api/options           the models and limits the form offers
 //	GET  /api/games             the games held, newest first
 //	POST /api/games             start a game (NewGameRequest) → NewGameResponse
-//	POST /api/games/{id}/stop   stop a running game
+//	POST /api/games/{id}/stop   stop a running game (a person's: ?token=)
 //	GET  /api/games/{id}/log    a game's JSON-lines log (once no person is playing it)
 //	GET  /ws/{id}[?token=]      the game's WebSocket (see the package doc)
 //
-// Games run in the server's goroutines until they end, are stopped or the
-// server is closed. A Server is safe for concurrent use.
+// Every request must name the server in its Host header (see
+// Config.AllowedHosts); the routes that change state must come from the
+// server's own origin or Config.OriginPatterns when they come from a
+// browser. Games run in the server's goroutines until they end, are
+// stopped or the server is closed. A Server is safe for concurrent use.
 type Server struct {
 	cfg    Config
 	logger *slog.Logger
 	mux    *http.ServeMux
 	models map[string]arena.Entrant
 	names  []string
+	// drawSeed draws the seed of a game whose request names none (every
+	// person game); tests replace it to deal a known hand.
+	drawSeed func() uint64
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -134,11 +169,14 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxGames <= 0 {
 		cfg.MaxGames = DefaultMaxGames
 	}
+	if cfg.MaxPersonGames <= 0 {
+		cfg.MaxPersonGames = DefaultMaxPersonGames
+	}
 	if cfg.MaxKept <= 0 {
 		cfg.MaxKept = DefaultMaxKept
 	}
-	if cfg.MaxKept < cfg.MaxGames {
-		cfg.MaxKept = cfg.MaxGames
+	if cfg.MaxKept < cfg.MaxGames+cfg.MaxPersonGames {
+		cfg.MaxKept = cfg.MaxGames + cfg.MaxPersonGames
 	}
 	if cfg.MaxViewers <= 0 {
 		cfg.MaxViewers = DefaultMaxViewers
@@ -152,12 +190,23 @@ func New(cfg Config) (*Server, error) {
 	if cfg.PersonTimeout == 0 {
 		cfg.PersonTimeout = DefaultPersonTimeout
 	}
+	if cfg.AnswerTimeout == 0 {
+		cfg.AnswerTimeout = DefaultAnswerTimeout
+	}
 	for _, p := range cfg.OriginPatterns {
 		if _, err := path.Match(p, ""); err != nil {
 			return nil, fmt.Errorf("%w: origin pattern %q: %w", ErrBadRequest, p, err)
 		}
 	}
-	s := &Server{cfg: cfg, logger: cfg.Logger, models: map[string]arena.Entrant{}, games: map[string]*game{}}
+	for _, p := range cfg.AllowedHosts {
+		if p == "" {
+			return nil, fmt.Errorf("%w: empty host pattern", ErrBadRequest)
+		}
+		if _, err := path.Match(p, ""); err != nil {
+			return nil, fmt.Errorf("%w: host pattern %q: %w", ErrBadRequest, p, err)
+		}
+	}
+	s := &Server{cfg: cfg, logger: cfg.Logger, models: map[string]arena.Entrant{}, games: map[string]*game{}, drawSeed: randomSeed}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
@@ -196,6 +245,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; frame-ancestors 'none'")
 	h.Set("Referrer-Policy", "no-referrer")
+	if err := s.checkHost(r); err != nil {
+		writeError(w, http.StatusForbidden, err)
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }
 
@@ -267,12 +320,16 @@ type NewGameRequest struct {
 	// PersonSeat is the seat a person plays (participate mode); nil or -1
 	// means observe mode.
 	PersonSeat *int `json:"person_seat,omitempty"`
-	// Seed is the game seed; nil draws one.
+	// Seed is the game seed of an observe game; nil draws one. A person
+	// game may not name one (ErrBadRequest): the deal is a function of the
+	// seed, so a person who chose it could learn the deal from an observe
+	// game (or an arena run) with the same seed. The server draws a
+	// person game's seed and shows it once the game is over.
 	Seed *uint64 `json:"seed,omitempty"`
 	// Roles names optional roles: percival, morgana, mordred, oberon.
 	Roles []string `json:"roles,omitempty"`
 	// DelayMS delays each AI move by this many milliseconds, so that a
-	// game can be followed; 0 to MaxDelay.
+	// game can be followed; 0 to MaxDelay (10000).
 	DelayMS int `json:"delay_ms,omitempty"`
 }
 
@@ -303,6 +360,10 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Errorf("%w: %v", ErrBadRequest, err))
 		return
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		writeError(w, http.StatusBadRequest, fmt.Errorf("%w: trailing data after the request object", ErrBadRequest))
+		return
+	}
 	resp, err := s.Start(req)
 	switch {
 	case errors.Is(err, ErrTooManyGames):
@@ -317,7 +378,8 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 }
 
 // Start starts a game, as POST /api/games does. Errors wrap ErrBadRequest,
-// ErrTooManyGames or ErrClosed.
+// ErrTooManyGames (MaxGames observe games or MaxPersonGames person games
+// are running) or ErrClosed.
 func (s *Server) Start(req NewGameRequest) (NewGameResponse, error) {
 	if req.Players == 0 {
 		req.Players = avalon.DefaultPlayers
@@ -358,12 +420,16 @@ func (s *Server) Start(req NewGameRequest) (NewGameResponse, error) {
 	if len(names) != req.Players {
 		return NewGameResponse{}, fmt.Errorf("%w: %d models for %d players", ErrBadRequest, len(names), req.Players)
 	}
-	if req.DelayMS < 0 || time.Duration(req.DelayMS)*time.Millisecond > MaxDelay {
+	if person >= 0 && req.Seed != nil {
+		return NewGameResponse{}, fmt.Errorf("%w: a person game's seed is drawn by the server (a chosen seed would reveal the deal); it is shown once the game is over", ErrBadRequest)
+	}
+	// Compared in milliseconds: converting first would overflow.
+	if req.DelayMS < 0 || int64(req.DelayMS) > int64(MaxDelay/time.Millisecond) {
 		return NewGameResponse{}, fmt.Errorf("%w: delay %d ms (0 to %d)", ErrBadRequest, req.DelayMS, MaxDelay/time.Millisecond)
 	}
 	g := &game{setup: setup, personSeat: person, created: time.Now().UTC(), status: StatusRunning,
 		changed: make(chan struct{}), done: make(chan struct{}), models: make([]string, req.Players),
-		personTimeout: s.cfg.PersonTimeout, left: make(chan struct{})}
+		personTimeout: s.cfg.PersonTimeout, answerTimeout: s.cfg.AnswerTimeout, left: make(chan struct{})}
 	seats := make([]llm.ChatModel, req.Players)
 	for i, n := range names {
 		if i == person {
@@ -384,11 +450,7 @@ func (s *Server) Start(req NewGameRequest) (NewGameResponse, error) {
 	if req.Seed != nil {
 		g.seed = *req.Seed
 	} else {
-		var b [8]byte
-		_, _ = rand.Read(b[:])
-		for _, c := range b {
-			g.seed = g.seed<<8 | uint64(c)
-		}
+		g.seed = s.drawSeed()
 	}
 	g.id = randomHex(6)
 	if person >= 0 {
@@ -403,15 +465,23 @@ func (s *Server) Start(req NewGameRequest) (NewGameResponse, error) {
 		s.mu.Unlock()
 		return NewGameResponse{}, ErrClosed
 	}
-	running := 0
+	observed, played := 0, 0
 	for _, other := range s.games {
-		if other.info().Status == StatusRunning {
-			running++
+		switch {
+		case other.info().Status != StatusRunning:
+		case other.personSeat >= 0:
+			played++
+		default:
+			observed++
 		}
 	}
-	if running >= s.cfg.MaxGames {
+	if person >= 0 && played >= s.cfg.MaxPersonGames {
 		s.mu.Unlock()
-		return NewGameResponse{}, fmt.Errorf("%w: %d", ErrTooManyGames, running)
+		return NewGameResponse{}, fmt.Errorf("%w: %d person games", ErrTooManyGames, played)
+	}
+	if person < 0 && observed >= s.cfg.MaxGames {
+		s.mu.Unlock()
+		return NewGameResponse{}, fmt.Errorf("%w: %d observe games", ErrTooManyGames, observed)
 	}
 	s.evictLocked()
 	ctx, cancel := context.WithCancel(s.ctx)
@@ -489,6 +559,10 @@ func (s *Server) handleStop(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, err)
 		return
 	}
+	if g.token != "" && !tokenMatches(r.URL.Query().Get("token"), g.token) {
+		writeError(w, http.StatusForbidden, fmt.Errorf("%w: stopping a person's game takes its token", ErrForbidden))
+		return
+	}
 	g.stop()
 	<-g.done
 	writeJSON(w, http.StatusOK, g.info())
@@ -512,8 +586,65 @@ func (s *Server) handleLog(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(b)
 }
 
+// checkHost refuses a request whose Host header names neither the server
+// (the address the connection arrived on, or localhost, 127.0.0.1 or
+// [::1] with its port) nor matches Config.AllowedHosts. Without a Host
+// (HTTP/1.0) a request is not from a browser and passes; where the
+// connection's address is unknown (a handler called without a
+// net/http server) the loopback names pass with any port.
+func (s *Server) checkHost(r *http.Request) error {
+	if r.Host == "" {
+		return nil
+	}
+	host := strings.ToLower(r.Host)
+	name, port, err := net.SplitHostPort(host)
+	if err != nil {
+		name, port = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"), "80"
+		if r.TLS != nil {
+			port = "443"
+		}
+	}
+	loopback := name == "localhost" || name == "127.0.0.1" || name == "::1"
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if local == nil {
+		if loopback {
+			return nil
+		}
+	} else if lname, lport, err := net.SplitHostPort(local.String()); err == nil && port == lport {
+		if loopback || sameHost(name, lname) {
+			return nil
+		}
+	}
+	bare := name // the host without its port, as a pattern without one names it
+	if strings.Contains(bare, ":") {
+		bare = "[" + bare + "]"
+	}
+	for _, p := range s.cfg.AllowedHosts {
+		p = strings.ToLower(p)
+		target := host
+		if _, _, err := net.SplitHostPort(p); err != nil {
+			target = bare
+		}
+		if ok, _ := path.Match(p, target); ok {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: host %q is not this server's (allow it with Config.AllowedHosts, arena serve --allow-host)", ErrForbidden, clip(r.Host, 64))
+}
+
+// sameHost reports whether two host names or addresses are the same,
+// comparing IP addresses by value.
+func sameHost(a, b string) bool {
+	if strings.EqualFold(a, b) {
+		return true
+	}
+	ia, ib := net.ParseIP(a), net.ParseIP(b)
+	return ia != nil && ib != nil && ia.Equal(ib)
+}
+
 // checkOrigin allows requests without an Origin (not from a browser) and
-// browser requests from the server's own host or an allowed pattern.
+// browser requests from the server's own host (which checkHost has
+// vetted) or an allowed pattern.
 func checkOrigin(r *http.Request, patterns []string) error {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
@@ -534,7 +665,18 @@ func checkOrigin(r *http.Request, patterns []string) error {
 			}
 		}
 	}
-	return fmt.Errorf("%w: origin %q not allowed", ErrBadRequest, clip(origin, 64))
+	return fmt.Errorf("%w: origin %q not allowed", ErrForbidden, clip(origin, 64))
+}
+
+// randomSeed draws a game seed from crypto/rand.
+func randomSeed() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	var seed uint64
+	for _, c := range b {
+		seed = seed<<8 | uint64(c)
+	}
+	return seed
 }
 
 func randomHex(n int) string {

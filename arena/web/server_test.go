@@ -20,13 +20,17 @@ import (
 )
 
 // newTestServer serves a Server over httptest and closes both at the end
-// of the test, then checks that no goroutine was left behind.
-func newTestServer(t *testing.T, cfg Config) (*Server, *httptest.Server) {
+// of the test, then checks that no goroutine was left behind. Each setup
+// function adjusts the Server before it serves.
+func newTestServer(t *testing.T, cfg Config, setup ...func(*Server)) (*Server, *httptest.Server) {
 	t.Helper()
 	before := runtime.NumGoroutine()
 	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range setup {
+		f(s)
 	}
 	ts := httptest.NewServer(s)
 	t.Cleanup(func() {
@@ -117,6 +121,12 @@ func write(t *testing.T, ctx context.Context, c *websocket.Conn, v any) {
 
 func seeded(s uint64) *uint64 { return &s }
 func seatPtr(i int) *int      { return &i }
+
+// dealing makes the server draw seed for every game without one (every
+// person game), so that a test knows the deal.
+func dealing(seed uint64) func(*Server) {
+	return func(s *Server) { s.drawSeed = func() uint64 { return seed } }
+}
 
 // TestObserveStreamsTheWholeLog: an observer's events are the game's log,
 // secrets included, and two observers see the same stream.
@@ -211,9 +221,9 @@ func answerFor(q *OpenQuestion) ClientMessage {
 func TestPersonPlaysAFullGame(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	_, ts := newTestServer(t, Config{})
+	_, ts := newTestServer(t, Config{}, dealing(3))
 	const person = 2
-	g := postGame(t, ts, NewGameRequest{Players: 5, Models: []string{"informed"}, PersonSeat: seatPtr(person), Seed: seeded(3)})
+	g := postGame(t, ts, NewGameRequest{Players: 5, Models: []string{"informed"}, PersonSeat: seatPtr(person)})
 	if g.Token == "" || g.Game.Seed != nil || !strings.Contains(g.URL, "token=") {
 		t.Fatalf("participate answer %+v", g)
 	}
@@ -292,8 +302,8 @@ func TestPersonPlaysAFullGame(t *testing.T) {
 func TestBadMessagesAreRejected(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_, ts := newTestServer(t, Config{})
-	g := postGame(t, ts, NewGameRequest{Players: 5, Models: []string{"random"}, PersonSeat: seatPtr(0), Seed: seeded(1)})
+	_, ts := newTestServer(t, Config{}, dealing(1))
+	g := postGame(t, ts, NewGameRequest{Players: 5, Models: []string{"random"}, PersonSeat: seatPtr(0)})
 	c := dial(t, ctx, ts, g.Game.ID, g.Token)
 	var q *OpenQuestion
 	for q == nil {
@@ -356,8 +366,8 @@ func TestBadMessagesAreRejected(t *testing.T) {
 func TestOversizeFrameClosesTheSocket(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_, ts := newTestServer(t, Config{MaxMessageBytes: 1024})
-	g := postGame(t, ts, NewGameRequest{Players: 5, Models: []string{"random"}, PersonSeat: seatPtr(0), Seed: seeded(1)})
+	_, ts := newTestServer(t, Config{MaxMessageBytes: 1024}, dealing(1))
+	g := postGame(t, ts, NewGameRequest{Players: 5, Models: []string{"random"}, PersonSeat: seatPtr(0)})
 	c := dial(t, ctx, ts, g.Game.ID, g.Token)
 	read(t, ctx, c)
 	text := strings.Repeat("a", 4096)
@@ -418,6 +428,18 @@ func TestOriginAndRequestChecks(t *testing.T) {
 		{`{"models":["random"],"delay_ms":999999}`, "application/json", "", http.StatusBadRequest},
 		{`{"models":["random"],"x":1}`, "application/json", "", http.StatusBadRequest},
 		{`{"models":["random"]` + strings.Repeat(" ", maxRequestBytes) + `}`, "application/json", "", http.StatusBadRequest},
+		// A delay whose nanoseconds overflow int64 (it wrapped negative
+		// and passed the bound check).
+		{`{"models":["random"],"delay_ms":9223372036855}`, "application/json", "", http.StatusBadRequest},
+		{`{"models":["random"],"delay_ms":9223372036854775807}`, "application/json", "", http.StatusBadRequest},
+		{`{"models":["random"],"delay_ms":10001}`, "application/json", "", http.StatusBadRequest},
+		// Trailing data after the object.
+		{`{"models":["random"]} {"models":["random"]}`, "application/json", "", http.StatusBadRequest},
+		{`{"models":["random"]}x`, "application/json", "", http.StatusBadRequest},
+		{`{"models":["random"]}]`, "application/json", "", http.StatusBadRequest},
+		{"{\"models\":[\"random\"]}\r\n", "application/json", "", http.StatusCreated},
+		// A person game's seed is the server's.
+		{`{"models":["random"],"person_seat":0,"seed":7}`, "application/json", "", http.StatusBadRequest},
 	} {
 		if got := post(tc.body, tc.ctype, tc.origin); got != tc.want {
 			t.Errorf("%.60s (%s, origin %q): %d, want %d", tc.body, tc.ctype, tc.origin, got, tc.want)
@@ -467,11 +489,14 @@ func TestCloseStopsEverything(t *testing.T) {
 func TestStopAndList(t *testing.T) {
 	_, ts := newTestServer(t, Config{})
 	g := postGame(t, ts, NewGameRequest{Models: []string{"random"}, PersonSeat: seatPtr(0)})
-	resp, err := http.Post(ts.URL+"/api/games/"+g.Game.ID+"/stop", "application/json", nil)
+	resp, err := http.Post(ts.URL+"/api/games/"+g.Game.ID+"/stop?token="+g.Token, "application/json", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("stop with the token: %s", resp.Status)
+	}
 	resp, err = http.Get(ts.URL + "/api/games")
 	if err != nil {
 		t.Fatal(err)
@@ -499,8 +524,8 @@ func TestStopAndList(t *testing.T) {
 func TestPersonReconnects(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_, ts := newTestServer(t, Config{})
-	g := postGame(t, ts, NewGameRequest{Models: []string{"informed"}, PersonSeat: seatPtr(3), Seed: seeded(2)})
+	_, ts := newTestServer(t, Config{}, dealing(2))
+	g := postGame(t, ts, NewGameRequest{Models: []string{"informed"}, PersonSeat: seatPtr(3)})
 	firstQuestion := func(c *websocket.Conn) (*OpenQuestion, int) {
 		events := 0
 		for {
@@ -541,7 +566,7 @@ func TestAbsentPersonStopsTheGame(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	const timeout = 100 * time.Millisecond
-	s, ts := newTestServer(t, Config{PersonTimeout: timeout, MaxGames: 1})
+	s, ts := newTestServer(t, Config{PersonTimeout: timeout, MaxGames: 1, MaxPersonGames: 1})
 	status := func(id string) GameInfo {
 		g, err := s.lookup(id)
 		if err != nil {
@@ -563,7 +588,7 @@ func TestAbsentPersonStopsTheGame(t *testing.T) {
 		t.Fatalf("game %s still running", id)
 	}
 
-	g := postGame(t, ts, NewGameRequest{Models: []string{"informed"}, PersonSeat: seatPtr(0), Seed: seeded(4)})
+	g := postGame(t, ts, NewGameRequest{Models: []string{"informed"}, PersonSeat: seatPtr(0)})
 	c := dial(t, ctx, ts, g.Game.ID, g.Token)
 	for read(t, ctx, c).Type != TypeQuestion {
 	}
@@ -577,9 +602,9 @@ func TestAbsentPersonStopsTheGame(t *testing.T) {
 	waitStopped(g.Game.ID)
 	o.Close(websocket.StatusNormalClosure, "")
 
-	never := postGame(t, ts, NewGameRequest{Models: []string{"random"}, PersonSeat: seatPtr(2), Seed: seeded(5)})
+	never := postGame(t, ts, NewGameRequest{Models: []string{"random"}, PersonSeat: seatPtr(2)})
 	waitStopped(never.Game.ID)
-	if _, err := s.Start(NewGameRequest{Models: []string{"random"}}); err != nil {
+	if _, err := s.Start(NewGameRequest{Models: []string{"random"}, PersonSeat: seatPtr(0)}); err != nil {
 		t.Errorf("a new game after the abandoned ones: %v", err)
 	}
 }
@@ -590,7 +615,7 @@ func TestAbsentPersonStopsTheGame(t *testing.T) {
 func TestPersonTimeoutNegativeWaits(t *testing.T) {
 	for _, timeout := range []time.Duration{-1, time.Hour} {
 		s, ts := newTestServer(t, Config{PersonTimeout: timeout})
-		g := postGame(t, ts, NewGameRequest{Models: []string{"random"}, PersonSeat: seatPtr(0), Seed: seeded(6)})
+		g := postGame(t, ts, NewGameRequest{Models: []string{"random"}, PersonSeat: seatPtr(0)})
 		gv, err := s.lookup(g.Game.ID)
 		if err != nil {
 			t.Fatal(err)

@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -15,6 +14,10 @@ import (
 // handleSocket serves one WebSocket connection to a game: a writer that
 // follows the game's state and a reader of the person's answers.
 func (s *Server) handleSocket(w http.ResponseWriter, r *http.Request) {
+	if err := checkOrigin(r, s.cfg.OriginPatterns); err != nil {
+		writeError(w, http.StatusForbidden, err)
+		return
+	}
 	g, err := s.lookup(r.PathValue("id"))
 	if err != nil {
 		writeError(w, http.StatusNotFound, err)
@@ -23,7 +26,7 @@ func (s *Server) handleSocket(w http.ResponseWriter, r *http.Request) {
 	v := viewer{seat: -1}
 	if tok := r.URL.Query().Get("token"); tok != "" {
 		if !tokenMatches(tok, g.token) {
-			writeError(w, http.StatusForbidden, errors.New("web: wrong token"))
+			writeError(w, http.StatusForbidden, fmt.Errorf("%w: wrong token", ErrForbidden))
 			return
 		}
 		v.seat = g.personSeat
@@ -126,14 +129,17 @@ func (c *connection) send(ctx context.Context, m ServerMessage) error {
 
 // follow sends hello, then every event v may see as it happens, the
 // person's questions, and the game's status once caught up with the
-// events and at each change, until ctx ends.
+// events and at each change, until ctx ends. Events are numbered per
+// viewer: Seq counts the events this viewer is sent, from 0, so that a gap
+// never tells where a hidden event happened. (A viewer with secrets sees
+// every event, so its numbers are the log's.)
 func (c *connection) follow(ctx context.Context, g *game, v viewer) error {
 	seat := v.seat
 	info := g.info()
 	if err := c.send(ctx, ServerMessage{Type: TypeHello, Game: &info, Seat: &seat, Secrets: v.secrets}); err != nil {
 		return err
 	}
-	sent, openQ, status := 0, 0, ""
+	sent, shown, openQ, status := 0, 0, 0, ""
 	for {
 		g.mu.Lock()
 		evs := g.events[sent:len(g.events):len(g.events)]
@@ -152,6 +158,8 @@ func (c *connection) follow(ctx context.Context, g *game, v viewer) error {
 
 		for _, e := range evs {
 			if e2, ok := v.visible(e); ok {
+				e2.Seq = shown
+				shown++
 				if err := c.send(ctx, ServerMessage{Type: TypeEvent, Event: &e2}); err != nil {
 					return err
 				}

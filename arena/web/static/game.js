@@ -263,7 +263,8 @@
     st.info = info;
     $("status").textContent = info.status + (info.error ? ": " + info.error : "");
     document.body.dataset.status = info.status;
-    $("stop").hidden = info.status !== "running";
+    // Only the person may stop a person's game (the server asks for the token).
+    $("stop").hidden = info.status !== "running" || (info.person_seat >= 0 && !token);
     if (info.status !== "running") closeQuestion(st.question ? st.question.id : -1);
   }
 
@@ -295,6 +296,6 @@
   }
 
   $("reveal").addEventListener("change", () => document.body.classList.toggle("hide-secrets", !$("reveal").checked));
-  $("stop").addEventListener("click", () => fetch("/api/games/" + encodeURIComponent(gameID) + "/stop", { method: "POST" }));
+  $("stop").addEventListener("click", () => fetch("/api/games/" + encodeURIComponent(gameID) + "/stop" + (token ? "?token=" + encodeURIComponent(token) : ""), { method: "POST" }));
   connect();
 })();

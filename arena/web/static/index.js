@@ -58,7 +58,9 @@
     }
     const req = { players: n, models: models, delay_ms: +$("delay").value || 0, roles: [] };
     if (participate) req.person_seat = person;
-    if ($("seed").value !== "") req.seed = +$("seed").value;
+    // A person game's seed is drawn by the server: a chosen one would
+    // reveal the deal.
+    if (!participate && $("seed").value !== "") req.seed = +$("seed").value;
     for (const r of options.roles) if ($("role-" + r).checked) req.roles.push(r);
     const resp = await fetch("/api/games", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(req) });
     const body = await resp.json();
@@ -101,7 +103,13 @@
     }
     $("players").addEventListener("change", renderSeats);
     $("person-seat").addEventListener("change", renderSeats);
-    $("mode").addEventListener("change", () => { $("seat-label").hidden = $("mode").value !== "participate"; renderSeats(); });
+    $("mode").addEventListener("change", () => {
+      const participate = $("mode").value === "participate";
+      $("seat-label").hidden = !participate;
+      $("seed").disabled = participate;
+      $("seed").title = participate ? "a person game's seed is drawn by the server" : "";
+      renderSeats();
+    });
     $("new-game").addEventListener("submit", start);
     renderSeats();
     refresh();
