@@ -31,6 +31,9 @@ import (
 //     self-questioning without an LLM summariser (reference §4.4).
 //   - RandomExplorer: random valid actions chosen by the environment, for
 //     exploration episodes without an LLM or a policy (reference §4.3).
+//   - ProcessBacked: whether each instance is an operating-system process,
+//     for the Manager's separate, lower limit on such instances
+//     (ManagerConfig.MaxProcessInstances).
 //
 // A Manager exposes the environments it serves through Manager.Environment,
 // so code holding only the Manager (as an envclient.Env) can still reach
@@ -154,4 +157,17 @@ type TaskSynthesizer interface {
 // not change any instance a Manager serves.
 type RandomExplorer interface {
 	RandomAction(ctx context.Context, taskID string, history []agentevolver.Message, seed int64) (agentevolver.Message, error)
+}
+
+// ProcessBacked is implemented by environments that may start an
+// operating-system process (and perhaps a pseudo-terminal and a temporary
+// directory) for each instance, such as textgame and an MCP server started
+// per instance. ProcessBacked reports whether this environment does, as
+// configured (an MCP environment on a shared HTTP server does not). It
+// must return the same answer every time; the Manager asks once, when the
+// environment is registered, and then counts the instances of those that
+// answer true against ManagerConfig.MaxProcessInstances, so that a client
+// cannot start more processes than the machine can hold.
+type ProcessBacked interface {
+	ProcessBacked() bool
 }

@@ -45,6 +45,7 @@ func FuzzHandler(f *testing.F) {
 			method = http.MethodPost
 		}
 		r := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
 		r.Method = method
 		r.URL.Path = path
 		// A fresh manager per input keeps inputs independent.
@@ -135,6 +136,7 @@ func FuzzBearerToken(f *testing.F) {
 			t.Fatalf("bearerToken(%q) rejected but returned %q", header, tok)
 		}
 		r := httptest.NewRequest(http.MethodPost, "/get_env_profile", strings.NewReader(`{"env_type":"test"}`))
+		r.Header.Set("Content-Type", "application/json")
 		r.Header["Authorization"] = []string{header}
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, r)

@@ -205,6 +205,7 @@ func TestLongStepOutlastsTimeouts(t *testing.T) {
 // doAuth sends one request with the given Authorization header values.
 func doAuth(h http.Handler, method, path, body string, auth ...string) *http.Response {
 	r, _ := http.NewRequest(method, "http://test"+path, strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
 	for _, a := range auth {
 		r.Header.Add("Authorization", a)
 	}
@@ -575,6 +576,7 @@ func TestCancelledCreateLeaksNothing(t *testing.T) {
 		go func() {
 			req, _ := http.NewRequestWithContext(ctx, "POST", "http://"+addr+"/create",
 				strings.NewReader(`{"env_type":"test","task_id":"hold-new","instance_id":"gone"}`))
+			req.Header.Set("Content-Type", "application/json")
 			resp, err := http.DefaultClient.Do(req)
 			if err == nil {
 				resp.Body.Close()

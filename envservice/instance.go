@@ -18,6 +18,7 @@ type entry struct {
 	id      string
 	envType string
 	taskID  string
+	process bool // counts against MaxProcessInstances
 
 	sem    chan struct{}
 	inst   Instance // guarded by sem; nil until created

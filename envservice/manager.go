@@ -23,6 +23,18 @@ import (
 const (
 	// DefaultMaxInstances caps live instances (the reference has no cap).
 	DefaultMaxInstances = 10000
+	// DefaultMaxProcessInstances caps the live instances of process-backed
+	// environments (ProcessBacked: textgame, an MCP server started per
+	// instance), all such environments together. Each of those instances
+	// is an operating-system process, often with a pseudo-terminal: 300
+	// textgame instances took 787 MB, and Linux allows 4096 ptys in all
+	// (kernel.pty.max) by default, so DefaultMaxInstances would let one
+	// client exhaust the machine. 64 covers a trainer's episodes in flight
+	// at the default batch sizes (a batch of 8 tasks times 8 rollouts) at
+	// a few hundred megabytes; raise it with ManagerConfig.
+	// MaxProcessInstances (serve-env --max-process-instances) on a machine
+	// sized for more.
+	DefaultMaxProcessInstances = 64
 	// DefaultIdleTimeout is the reference's idle limit, one hour.
 	DefaultIdleTimeout = 3600 * time.Second
 	// DefaultSweepInterval is the reference's reaper period, five minutes.
@@ -36,6 +48,11 @@ type ManagerConfig struct {
 	// MaxInstances caps the live instances; a create beyond it fails with
 	// envclient.ErrTooManyInstances. Zero means DefaultMaxInstances.
 	MaxInstances int
+	// MaxProcessInstances caps the live instances of the registered
+	// environments that are ProcessBacked, counted together; a create
+	// beyond it fails with envclient.ErrTooManyInstances. MaxInstances
+	// still bounds all instances. Zero means DefaultMaxProcessInstances.
+	MaxProcessInstances int
 	// IdleTimeout is how long an instance may go without a call before Run
 	// reaps it. Zero means DefaultIdleTimeout; negative disables reaping.
 	IdleTimeout time.Duration
@@ -80,6 +97,7 @@ type Stats struct {
 // mapping and leaked the old instance.
 type Manager struct {
 	maxInstances  int
+	maxProcesses  int
 	idleTimeout   time.Duration
 	sweepInterval time.Duration
 	log           *slog.Logger
@@ -87,7 +105,9 @@ type Manager struct {
 
 	mu        sync.RWMutex
 	envs      map[string]Environment
+	procEnvs  map[string]bool // the ProcessBacked environments
 	instances map[string]*entry
+	processes int // live entries of procEnvs
 	closed    bool
 	// early maps the ids released before any instance had them to the
 	// time of that release, earlyOrder in release order; see
@@ -107,17 +127,22 @@ var _ envclient.Env = (*Manager)(nil)
 func NewManager(cfg ManagerConfig) *Manager {
 	m := &Manager{
 		maxInstances:  cfg.MaxInstances,
+		maxProcesses:  cfg.MaxProcessInstances,
 		idleTimeout:   cfg.IdleTimeout,
 		sweepInterval: cfg.SweepInterval,
 		log:           cfg.Logger,
 		now:           cfg.Now,
 		envs:          make(map[string]Environment),
+		procEnvs:      make(map[string]bool),
 		instances:     make(map[string]*entry),
 		early:         make(map[string]time.Time),
 		done:          make(chan struct{}),
 	}
 	if m.maxInstances <= 0 {
 		m.maxInstances = DefaultMaxInstances
+	}
+	if m.maxProcesses <= 0 {
+		m.maxProcesses = DefaultMaxProcessInstances
 	}
 	if m.idleTimeout == 0 {
 		m.idleTimeout = DefaultIdleTimeout
@@ -135,7 +160,9 @@ func NewManager(cfg ManagerConfig) *Manager {
 }
 
 // Register adds env under name, the env_type clients will ask for.
-// Registering a name twice fails with ErrDuplicateEnvironment.
+// Registering a name twice fails with ErrDuplicateEnvironment. An env
+// that is ProcessBacked (and says true) counts against
+// MaxProcessInstances.
 func (m *Manager) Register(name string, env Environment) error {
 	if name == "" {
 		return errors.New("envservice: register: empty environment name")
@@ -149,7 +176,12 @@ func (m *Manager) Register(name string, env Environment) error {
 		return fmt.Errorf("register %q: %w", name, ErrDuplicateEnvironment)
 	}
 	m.envs[name] = env
-	m.log.Info("environment registered", "env_type", name)
+	proc := false
+	if pb, ok := env.(ProcessBacked); ok {
+		proc = pb.ProcessBacked()
+	}
+	m.procEnvs[name] = proc
+	m.log.Info("environment registered", "env_type", name, "process_backed", proc)
 	return nil
 }
 
@@ -228,7 +260,8 @@ func (m *Manager) taskIDs(ctx context.Context, envType, split string, params map
 // reference's format with 128 random bits (exp_<unix-seconds>_<32 hex>, where
 // the reference has 8 hex digits); either way the id is in
 // InitState.Info["instance_id"]. Creating with an id in use fails with
-// ErrInstanceExists, creating beyond MaxInstances with
+// ErrInstanceExists, creating beyond MaxInstances (or, for a
+// ProcessBacked environment, MaxProcessInstances) with
 // envclient.ErrTooManyInstances.
 func (m *Manager) Create(ctx context.Context, envType, taskID, instanceID string, params map[string]any) (envclient.InitState, error) {
 	env, err := m.environment(envType)
@@ -319,9 +352,18 @@ func (m *Manager) reserve(envType, taskID, instanceID string) (*entry, error) {
 		return nil, newRequestError(fmt.Sprintf("too many instances (limit %d)", m.maxInstances),
 			envclient.ErrTooManyInstances)
 	}
+	proc := m.procEnvs[envType]
+	if proc && m.processes >= m.maxProcesses {
+		return nil, newRequestError(fmt.Sprintf("too many instances of process-backed environments (limit %d)", m.maxProcesses),
+			envclient.ErrTooManyInstances)
+	}
 	e := newEntry(instanceID, envType, taskID, now)
+	e.process = proc
 	e.sem <- struct{}{}
 	m.instances[instanceID] = e
+	if proc {
+		m.processes++
+	}
 	return e, nil
 }
 
@@ -330,6 +372,9 @@ func (m *Manager) remove(e *entry) {
 	m.mu.Lock()
 	if m.instances[e.id] == e {
 		delete(m.instances, e.id)
+		if e.process {
+			m.processes--
+		}
 	}
 	m.mu.Unlock()
 }

@@ -119,6 +119,15 @@ type ServerConfig struct {
 	// back), and only where every process that can reach the server is
 	// trusted.
 	TrustClientIDs bool
+	// AllowedOrigins are the web origins ("https://dashboard.example:8443",
+	// scheme, host and port) besides this server's own address and
+	// localhost whose pages may call the protocol routes from a browser.
+	// A request with any other Origin header gets 403; requests without
+	// one (envclient, the Python trainer, curl) are unaffected. Every
+	// protocol route also requires "Content-Type: application/json" (415
+	// otherwise), which a page cannot send cross-origin without a CORS
+	// preflight, and this server answers none.
+	AllowedOrigins []string
 
 	// TLSCertFile and TLSKeyFile are PEM files of a certificate (chain
 	// first) and its private key; when set, Serve speaks HTTPS (HTTP/1.1
@@ -140,11 +149,13 @@ type ServerConfig struct {
 // Server exposes a Manager over the env-service protocol of the reference
 // (FastAPI) server: POST /get_env_profile, /create, /step, /evaluate,
 // /get_info and /release with a JSON body {env_type, task_id, instance_id,
-// messages, params}, answering {"success": true, "data": ...}, and GET
+// messages, params} sent as "Content-Type: application/json", answering {"success": true, "data": ...}, and GET
 // /healthz answering plain "OK". Errors are {"detail": "..."} with status
 // 400 (a bad request, a missing field, an unknown instance or env_type), 401
-// (a missing or wrong token, when ServerConfig.Token is set), 408 (a body
-// that did not arrive within ReadTimeout), 413 (body too large), 422
+// (a missing or wrong token, when ServerConfig.Token is set), 403 (a
+// browser request from a foreign Origin, see ServerConfig.AllowedOrigins),
+// 408 (a body that did not arrive within ReadTimeout), 413 (body too
+// large), 415 (a body not declared application/json), 422
 // (schema violation, in FastAPI's shape), 429 (at the instance limit), 404,
 // 405, 500 (environment failure) or 503 (shutting down). Repeated slashes in
 // paths are tolerated without a redirect, since the Python trainer client
@@ -186,6 +197,7 @@ type Server struct {
 	tokenOK           bool // Token is sendable; Serve refuses to start otherwise
 	tokenHash         [sha256.Size]byte
 	trustClientIDs    bool
+	allowedOrigins    map[string]bool
 	tlsCertFile       string
 	tlsKeyFile        string
 	tlsConfig         *tls.Config
@@ -210,6 +222,7 @@ func NewServer(m *Manager, cfg ServerConfig) *Server {
 		tokenOK:           cfg.Token == "" || validToken(cfg.Token),
 		tokenHash:         tokenHash(cfg.Token),
 		trustClientIDs:    cfg.TrustClientIDs,
+		allowedOrigins:    normalizeOrigins(cfg.AllowedOrigins),
 		tlsCertFile:       cfg.TLSCertFile,
 		tlsKeyFile:        cfg.TLSKeyFile,
 		tlsConfig:         cfg.TLSConfig,
@@ -299,6 +312,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", http.MethodPost)
 		rep = fail(http.StatusMethodNotAllowed, "Method Not Allowed")
 	default:
+		if errRep := s.checkBrowser(r); errRep != nil {
+			rep = *errRep
+			break
+		}
 		var errRep *reply
 		req, errRep = s.readRequest(w, r)
 		if errRep != nil {

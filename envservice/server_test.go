@@ -17,6 +17,7 @@ import (
 // do sends one request straight to the handler.
 func do(h http.Handler, method, path, body string) *httptest.ResponseRecorder {
 	r := httptest.NewRequest(method, "/", strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
 	r.URL.Path = path
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
@@ -215,6 +216,7 @@ func TestBodyLimit(t *testing.T) {
 	}
 	// Without one (chunked) the limit stops the read.
 	r := httptest.NewRequest("POST", "/step", io.MultiReader(strings.NewReader(big)))
+	r.Header.Set("Content-Type", "application/json")
 	r.ContentLength = -1
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)

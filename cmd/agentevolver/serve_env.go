@@ -57,7 +57,15 @@ Security: with a token (--token or $%s) every route but /healthz needs
 ids. Without one, creates get unguessable server-chosen ids (returned in
 info.instance_id, which the Go client uses), unless --trust-client-ids: the
 Python trainer client, which keeps its own ids and sends no token, needs
-that flag, on a loopback address.
+that flag, on a loopback address. Every route but /healthz takes only
+"Content-Type: application/json" (else 415) and refuses requests whose
+Origin header is not localhost, the listen address or an --allowed-origin
+(403), so that no web page can create instances; clients that send no
+Origin (the Go and Python clients, curl) are unaffected.
+
+Environments that start a process per instance (textgame; mcp with a
+command) are limited together by --max-process-instances, well below
+--max-instances.
 
 Flags:
 `, known, envTokenVar)
@@ -66,6 +74,9 @@ Flags:
 	envs := fs.String("env", toolworld.Name, "comma-separated environments to serve ("+known+"); the first is the default env_type")
 	addr := fs.String("addr", "127.0.0.1:8080", "TCP address to listen on (port 0 picks a free one)")
 	maxInstances := fs.Int("max-instances", envservice.DefaultMaxInstances, "most live instances; creates beyond it get 429")
+	maxProcInstances := fs.Int("max-process-instances", envservice.DefaultMaxProcessInstances,
+		"most live instances of environments that start a process per instance (textgame; mcp with a command), all together; "+
+			"each is a process and perhaps a pty, so keep it within the machine's memory and kernel.pty.max")
 	idle := fs.Duration("idle-timeout", envservice.DefaultIdleTimeout, "release instances idle this long (negative: never)")
 	sweep := fs.Duration("sweep-interval", envservice.DefaultSweepInterval, "how often to look for idle instances")
 	maxBody := fs.Int64("max-body-bytes", envservice.DefaultMaxBodyBytes, "largest request body; larger ones get 413")
@@ -85,6 +96,9 @@ Flags:
 	compact := fs.Bool("compact", false, "toolworld: terse system prompt for small policies")
 	var configs, sets stringList
 	fs.Var(&configs, "config", "training configuration whose env sections configure the environments, as train reads them (repeatable)")
+	var origins stringList
+	fs.Var(&origins, "allowed-origin", "a web origin (scheme://host:port) whose pages may call the routes from a browser, "+
+		"besides localhost and the listen address (repeatable); other Origins get 403")
 	fs.Var(&sets, "set", "override one configuration key, for example --set env.mcp.task_file=tasks.jsonl (repeatable)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -96,6 +110,8 @@ Flags:
 	switch {
 	case *maxInstances <= 0:
 		return errors.New("--max-instances must be positive")
+	case *maxProcInstances <= 0:
+		return errors.New("--max-process-instances must be positive")
 	case *sweep <= 0:
 		return errors.New("--sweep-interval must be positive")
 	case *maxBody <= 0:
@@ -132,10 +148,11 @@ Flags:
 	}
 
 	m := envservice.NewManager(envservice.ManagerConfig{
-		MaxInstances:  *maxInstances,
-		IdleTimeout:   *idle,
-		SweepInterval: *sweep,
-		Logger:        logger,
+		MaxInstances:        *maxInstances,
+		MaxProcessInstances: *maxProcInstances,
+		IdleTimeout:         *idle,
+		SweepInterval:       *sweep,
+		Logger:              logger,
 	})
 	// The env sections of a configuration (--config, --set: the defaults
 	// train would use when neither is given, but the environments' own
@@ -193,6 +210,7 @@ Flags:
 		MaxConnections:  *maxConns,
 		Token:           *token,
 		TrustClientIDs:  *trustIDs,
+		AllowedOrigins:  origins,
 		TLSConfig:       tlsConfig,
 		Logger:          logger,
 	})

@@ -117,6 +117,7 @@ func TestServeEnvCommandErrors(t *testing.T) {
 		{"bad log level", []string{"--log-level", "loud"}},
 		{"zero idle timeout", []string{"--idle-timeout", "0s"}},
 		{"bad max instances", []string{"--max-instances", "0"}},
+		{"bad max process instances", []string{"--max-process-instances", "0"}},
 		{"bad address", []string{"--addr", "no-port"}},
 		{"extra args", []string{"x"}},
 		{"unknown flag", []string{"--nope"}},

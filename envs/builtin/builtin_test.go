@@ -12,6 +12,7 @@ import (
 
 	"github.com/org/agentevolver/envs/builtin"
 	"github.com/org/agentevolver/envs/mcp"
+	"github.com/org/agentevolver/envs/textgame"
 	"github.com/org/agentevolver/envs/toolworld"
 	"github.com/org/agentevolver/envservice"
 	"github.com/org/agentevolver/trainer"
@@ -75,6 +76,13 @@ func TestEveryNameOpens(t *testing.T) {
 			}
 			if err := inst.Close(); err != nil {
 				t.Fatal(err)
+			}
+			// Environments that start a process per instance say so, so
+			// that serve-env holds them to the lower process limit.
+			pb, ok := env.(envservice.ProcessBacked)
+			wantProc := name == textgame.Name || name == mcp.Name
+			if got := ok && pb.ProcessBacked(); got != wantProc {
+				t.Errorf("ProcessBacked = %v, want %v", got, wantProc)
 			}
 			// The same through the factory map the trainer is handed.
 			if _, err := builtin.Environments()[name](ctx, cfg, nil); err != nil {

@@ -21,6 +21,13 @@
 //	envs["myenv"] = openMyEnv // a trainer.EnvFactory
 //	opts := trainer.Options{Environments: envs}
 //
+// A factory returns the environment itself, not a wrapper, so that its
+// optional capabilities stay visible. Among them, envservice.ProcessBacked
+// tells a Manager that each instance is an operating-system process
+// (textgame, and mcp with a stdio server); serve-env holds those to a
+// lower limit (--max-process-instances). An environment of your own that
+// starts a process per instance should implement it too.
+//
 // The built-in environments are:
 //
 //   - toolworld (package github.com/org/agentevolver/envs/toolworld): a

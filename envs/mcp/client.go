@@ -38,6 +38,15 @@ const (
 	maxToolPages = 64
 )
 
+// MaxDescriptionBytes bounds the description of a tool as the
+// environment keeps it (Tools, Info, the OpenAI tools and the system
+// prompt, which every episode's context starts with); a longer one is cut
+// on a character boundary and ends with "…". The descriptions of common
+// servers are well under 1 KiB; 4 KiB leaves room for the verbose ones
+// while a server that describes a tool in megabytes cannot fill the
+// policy's context window.
+const MaxDescriptionBytes = 4 << 10
+
 // pingTimeout bounds the ping that tells a server that answers a call
 // wrongly from one that is gone.
 const pingTimeout = 5 * time.Second
@@ -134,7 +143,8 @@ func (nopWriteCloser) Close() error { return nil }
 // lineFilter passes on the lines of r that are JSON-RPC messages (or
 // batches) and drops the rest: stray output that servers must not write
 // and some do, which would otherwise break the SDK's connection. Lines are
-// bounded by maxFrameBytes.
+// bounded by maxFrameBytes, and their long strings are cut as they are
+// read (readShrunkLine), so that what is buffered stays small.
 type lineFilter struct {
 	r       *bufio.Reader
 	c       io.Closer
@@ -148,7 +158,7 @@ func (f *lineFilter) Read(p []byte) (int, error) {
 			return 0, f.err
 		}
 		var line []byte
-		line, f.err = readLine(f.r, maxFrameBytes)
+		line, f.err = readShrunkLine(f.r, maxFrameBytes)
 		if line = bytes.TrimSpace(line); isMessage(line) {
 			f.pending = append(line, '\n')
 		}
@@ -226,7 +236,7 @@ func (s *session) listTools(ctx context.Context) ([]Tool, error) {
 					return nil, fmt.Errorf("tools/list: the schema of %s: %w", t.Name, err)
 				}
 			}
-			tools = append(tools, Tool{Name: t.Name, Description: t.Description, InputSchema: schema})
+			tools = append(tools, Tool{Name: t.Name, Description: clip(t.Description, MaxDescriptionBytes), InputSchema: schema})
 		}
 		if len(tools) > maxTools {
 			return nil, fmt.Errorf("tools/list: more than %d tools", maxTools)

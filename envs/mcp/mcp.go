@@ -142,7 +142,7 @@ type Config struct {
 
 // Env is an MCP server served as a training environment. It implements
 // envservice.Environment and the optional capabilities ProfileProvider,
-// CorpusProvider, Expert and TaskMetadataProvider. It is safe for
+// CorpusProvider, Expert, TaskMetadataProvider and ProcessBacked. It is safe for
 // concurrent use. Close it to kill every server process still running.
 type Env struct {
 	cfg     Config
@@ -167,8 +167,16 @@ var (
 	_ envservice.CorpusProvider       = (*Env)(nil)
 	_ envservice.Expert               = (*Env)(nil)
 	_ envservice.TaskMetadataProvider = (*Env)(nil)
+	_ envservice.ProcessBacked        = (*Env)(nil)
 	_ envservice.Instance             = (*Instance)(nil)
 )
+
+// ProcessBacked reports whether every instance starts a server process of
+// its own (Server.Command), so that a Manager counts instances against its
+// limit of process-backed instances (envservice.ManagerConfig.
+// MaxProcessInstances). An environment on a shared HTTP server or a Dial
+// function starts none.
+func (e *Env) ProcessBacked() bool { return e.cfg.Server.Command != "" }
 
 // New reads the tasks, then starts the server once to list its tools and
 // checks that every tool a task names exists. It returns an error for a
@@ -203,6 +211,13 @@ func New(ctx context.Context, cfg Config) (*Env, error) {
 		e.log = slog.New(slog.DiscardHandler)
 	}
 	e.client = newClient(e.log)
+	if cfg.Server.Command != "" {
+		// The instance directories of a server killed with SIGKILL, which
+		// removes nothing; those of live processes stay.
+		if _, err := envservice.SweepStaleDirs("", instanceDirPrefix, e.log); err != nil {
+			e.log.Warn("mcp: removing stale instance directories", "err", err)
+		}
+	}
 	var tasks []Task
 	if cfg.TaskFile != "" {
 		f, err := os.Open(cfg.TaskFile)

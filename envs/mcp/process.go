@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/org/agentevolver/envservice"
 )
 
 // InstanceDirPlaceholder, written in Server.Args, Server.Env or Server.Dir,
@@ -17,6 +19,11 @@ import (
 // memory server (MEMORY_FILE_PATH={instance_dir}/memory.jsonl), so that no
 // two episodes share state.
 const InstanceDirPlaceholder = "{instance_dir}"
+
+// instanceDirPrefix starts the names of instance directories, made with
+// envservice.MkdirOwned so that New can sweep those of a process that was
+// killed before it could remove them.
+const instanceDirPrefix = "agentevolver-mcp-"
 
 // closeTimeout bounds how long closing waits for a killed server to be
 // reaped. (The SDK bounds an HTTP session's DELETE, also to 5s.)
@@ -45,7 +52,7 @@ type process struct {
 func startProcess(srv Server) (_ *process, err error) {
 	p := &process{stderr: &tailBuffer{max: stderrTail}, done: make(chan struct{})}
 	if srv.usesInstanceDir() {
-		p.dir, err = os.MkdirTemp("", "agentevolver-mcp-")
+		p.dir, err = envservice.MkdirOwned("", instanceDirPrefix)
 		if err != nil {
 			return nil, fmt.Errorf("instance directory: %w", err)
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"sync"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"github.com/org/agentevolver/envservice"
 )
 
 // prompt is what the game prints, after a blank line, when it waits for a
@@ -42,10 +45,18 @@ type game struct {
 	killOnce sync.Once
 }
 
+// Prefixes of the temporary directories of games and replays, made with
+// envservice.MkdirOwned so that New can sweep those of a process that was
+// killed before it could remove them.
+const (
+	gameDirPrefix   = "textgame-"
+	replayDirPrefix = "textgame-replay-"
+)
+
 // startGame starts binary on a new pseudo-terminal in a fresh temporary
 // directory, with the environment of gameEnv.
 func startGame(binary string) (*game, error) {
-	dir, err := os.MkdirTemp("", "textgame-")
+	dir, err := envservice.MkdirOwned("", gameDirPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("textgame: %w", err)
 	}
@@ -178,4 +189,15 @@ func clip(s string) string {
 		return s[:n] + "..."
 	}
 	return s
+}
+
+// sweepStaleDirs removes the game and replay directories, in the system's
+// temporary directory, of processes that are gone (a server killed with
+// SIGKILL removes nothing); those of live processes stay.
+func sweepStaleDirs(log *slog.Logger) {
+	for _, prefix := range []string{gameDirPrefix, replayDirPrefix} {
+		if _, err := envservice.SweepStaleDirs("", prefix, log); err != nil {
+			log.Warn("textgame: removing stale game directories", "err", err)
+		}
+	}
 }

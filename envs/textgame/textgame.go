@@ -94,8 +94,8 @@ type Config struct {
 }
 
 // Env is the Colossal Cave Adventure environment. It implements
-// envservice.Environment, ProfileProvider, Expert, CorpusProvider and
-// TaskMetadataProvider, and is safe for concurrent use.
+// envservice.Environment, ProfileProvider, Expert, CorpusProvider,
+// TaskMetadataProvider and ProcessBacked, and is safe for concurrent use.
 type Env struct {
 	binary      string
 	maxCommands int
@@ -117,8 +117,15 @@ var (
 	_ envservice.Expert               = (*Env)(nil)
 	_ envservice.CorpusProvider       = (*Env)(nil)
 	_ envservice.TaskMetadataProvider = (*Env)(nil)
+	_ envservice.ProcessBacked        = (*Env)(nil)
 	_ envservice.Instance             = (*Instance)(nil)
 )
+
+// ProcessBacked reports true: every instance is an advent process on a
+// pseudo-terminal of its own, so a Manager counts instances against its
+// limit of process-backed instances (envservice.ManagerConfig.
+// MaxProcessInstances).
+func (e *Env) ProcessBacked() bool { return true }
 
 // FindBinary returns the path of the advent program: name when it holds
 // a slash, else name looked up in PATH and then in /usr/games. An empty
@@ -176,6 +183,7 @@ func New(cfg Config) (*Env, error) {
 		e.log = slog.New(slog.DiscardHandler)
 	}
 	e.tasks, e.splits = buildTasks(cfg.Seed)
+	sweepStaleDirs(e.log)
 	return e, nil
 }
 
@@ -328,7 +336,7 @@ func (e *Env) replay(ctx context.Context, seed int32, commands []string, extra s
 		in.WriteString(c + "\n")
 	}
 	in.WriteString(extra)
-	dir, err := os.MkdirTemp("", "textgame-replay-")
+	dir, err := envservice.MkdirOwned("", replayDirPrefix)
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", ErrGame, err)
 	}
