@@ -3,6 +3,7 @@ package experience
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"runtime/debug"
@@ -50,8 +51,8 @@ type CorruptStoreError struct {
 	Workspace, Key string
 	// Reason says what is wrong, in words.
 	Reason string
-	// Err is the underlying error (bbolt's ErrInvalid or ErrChecksum, a
-	// JSON error), or nil.
+	// Err is the underlying error (what the structural check found,
+	// bbolt's ErrInvalid or ErrChecksum, a JSON error), or nil.
 	Err error
 }
 
@@ -126,9 +127,13 @@ type StoreOptions struct {
 	// MaxRecordBytes bounds the stored form of one experience, on Add and
 	// on read. Zero or negative means DefaultMaxRecordBytes.
 	MaxRecordBytes int
-	// Verify runs bbolt's consistency check over the whole file when it is
-	// opened (it reads every page), so that damage is reported up front
-	// rather than on the first read of a bad page.
+	// Verify runs bbolt's consistency check (Tx.Check) over the whole file
+	// when it is opened, so that damage is reported up front rather than
+	// on the first read of a bad page: keys out of order, pages both free
+	// and in use, pages neither. Without Verify an existing file still
+	// gets a structural check of every page in use before bbolt reads it,
+	// so that no damaged file, however made, crashes or hangs the process
+	// (a corrupt record is then reported when it is read).
 	Verify bool
 }
 
@@ -214,6 +219,9 @@ func OpenStoreFile(path string, opts StoreOptions) (*StoreFile, error) {
 	case err == nil && info.IsDir():
 		return nil, fmt.Errorf("experience: open store %s: is a directory", path)
 	case err == nil && info.Size() > 0:
+		if err := f.checkStructure(); err != nil {
+			return nil, err
+		}
 		if err := f.probe(); err != nil {
 			return nil, err
 		}
@@ -276,6 +284,28 @@ func (f *StoreFile) openBolt(readOnly, existed bool) (db *bolt.DB, err error) {
 		return nil, &CorruptStoreError{Path: f.path, Reason: "cannot be opened as a bbolt database", Err: err}
 	}
 	return nil, fmt.Errorf("experience: open store %s: %w", f.path, err)
+}
+
+// checkStructure checks an existing file with checkBoltPath before bbolt
+// reads it, so that no damage can crash or hang bbolt (see
+// store_check.go). The check holds a shared lock, released before bbolt
+// takes its own: a bbolt writer in another process may commit in between,
+// which leaves a consistent file; a process that writes the file without
+// bbolt's lock is outside what any check can guard against.
+func (f *StoreFile) checkStructure() error {
+	err := checkBoltPath(f.path, f.opts.LockTimeout)
+	var damage *boltDamage
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, errLockTimeout):
+		return fmt.Errorf("%w: %s (waited %s)", ErrStoreLocked, f.path, f.opts.LockTimeout)
+	case errors.As(err, &damage):
+		return &CorruptStoreError{Path: f.path, Reason: "damaged bbolt file", Err: err}
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return &CorruptStoreError{Path: f.path, Reason: "damaged bbolt file: cut short", Err: err}
+	}
+	return fmt.Errorf("experience: open store %s: %w", f.path, err)
 }
 
 // probe opens an existing file read-only and checks that it is an

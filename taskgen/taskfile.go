@@ -25,7 +25,19 @@ const (
 	MaxTaskLineBytes = 1 << 20
 	// MaxTasksPerFile bounds the number of tasks in a file.
 	MaxTasksPerFile = 10_000_000
+	// MaxParquetValueBytes bounds one string value (a task's query, ground
+	// truth, metadata as JSON, …) in a Parquet task file: a value lies
+	// whole in one page, and pages are bounded. JSON-lines files bound a
+	// whole task by MaxTaskLineBytes instead.
+	MaxParquetValueBytes = 64 << 20
 )
+
+// ErrTooLarge reports tasks that a writer refuses because the reader would
+// refuse the file: a JSON line over MaxTaskLineBytes, a Parquet value over
+// MaxParquetValueBytes, more than MaxTasksPerFile tasks or a file over
+// MaxTaskFileBytes. Nothing usable is written then (WriteTaskFile leaves no
+// file behind).
+var ErrTooLarge = errors.New("taskgen: tasks exceed the task file limits")
 
 // ErrTaskFile reports a task file that cannot be read: malformed, too
 // large, of an unknown format, or holding an invalid task.
@@ -130,14 +142,39 @@ func WriteTaskFile(path string, objs []agentevolver.TaskObjective) (err error) {
 
 // WriteJSONL writes one TaskObjective per line, as the reference's task
 // cache does ({"task": {...}, "confidence": …, "reward": …}).
+//
+// It refuses, with an error wrapping ErrTooLarge, what ReadJSONL would
+// refuse: a task whose line (newline included) is longer than
+// MaxTaskLineBytes, more than MaxTasksPerFile tasks, or more than
+// MaxTaskFileBytes in all. Lines before the refused task may already have
+// been written to w; WriteTaskFile then removes its temporary file. Write
+// tasks with large texts to Parquet (MaxParquetValueBytes).
 func WriteJSONL(w io.Writer, objs []agentevolver.TaskObjective) error {
-	enc := json.NewEncoder(w)
+	if len(objs) > MaxTasksPerFile {
+		return fmt.Errorf("taskgen: %w: %d tasks, limit %d", ErrTooLarge, len(objs), MaxTasksPerFile)
+	}
+	var line bytes.Buffer
+	enc := json.NewEncoder(&line)
 	enc.SetEscapeHTML(false)
+	var total int64
 	for i, o := range objs {
 		if err := checkObjective(o); err != nil {
 			return fmt.Errorf("taskgen: task %d: %w", i, err)
 		}
-		if err := enc.Encode(o); err != nil {
+		line.Reset()
+		if err := enc.Encode(o); err != nil { // appends the newline
+			return fmt.Errorf("taskgen: task %d: %w", i, err)
+		}
+		// ReadJSONL's scanner holds a line and its newline in a buffer of
+		// MaxTaskLineBytes.
+		if line.Len() > MaxTaskLineBytes {
+			return fmt.Errorf("taskgen: %w: task %d (%.64q) is a JSON line of %d bytes, limit %d; write it to a .parquet file",
+				ErrTooLarge, i, o.Task.TaskID, line.Len(), MaxTaskLineBytes)
+		}
+		if total += int64(line.Len()); total > MaxTaskFileBytes {
+			return fmt.Errorf("taskgen: %w: more than %d bytes of JSON lines", ErrTooLarge, int64(MaxTaskFileBytes))
+		}
+		if _, err := w.Write(line.Bytes()); err != nil {
 			return fmt.Errorf("taskgen: task %d: %w", i, err)
 		}
 	}

@@ -14,9 +14,17 @@ import (
 // header is a few dozen bytes of thrift that claims sizes and counts the
 // decoder then allocates for: a 1 KiB file could otherwise claim
 // gigabytes (the fuzzer found such files within seconds).
+//
+// A page holds whole values, so one page must fit the largest value
+// (MaxParquetValueBytes) and what parquet-go buffers beside it (a page is
+// cut after 256 KiB). A page claiming more than smallPageBytes once
+// decoded must store at least 1/maxPageRatio of that, so that a small file
+// cannot claim large pages: a 64 MiB page needs 256 KiB of file.
 const (
 	maxPageHeaderBytes = 64 << 10
-	maxPageBytes       = 16 << 20 // one page, compressed or not
+	maxPageBytes       = MaxParquetValueBytes + 1<<20 // one page, compressed or not
+	smallPageBytes     = 16 << 20
+	maxPageRatio       = 256
 	maxPageValues      = 1 << 20
 	maxDecodedBytes    = 1 << 30 // all pages of the file, uncompressed
 )
@@ -96,6 +104,12 @@ func checkChunkPages(r io.ReaderAt, pos, end, rows int64, decoded *int64) error 
 		proto := thrift.CompactProtocol{}
 		br := proto.NewReaderFromBytes(buf[:n])
 		if err := thrift.NewDecoder(br).Decode(&h); err != nil {
+			if n == maxPageHeaderBytes && errors.Is(err, io.ErrUnexpectedEOF) {
+				// Older versions of WriteParquet wrote page statistics
+				// that repeat a page's largest value in its header.
+				return fmt.Errorf("page header at %d is larger than %d bytes (page statistics holding a large value? "+
+					"write the file again with this version): %w", pos, maxPageHeaderBytes, err)
+			}
 			return fmt.Errorf("page header at %d: %w", pos, err)
 		}
 		headerLen := int64(br.BytesRead())
@@ -104,6 +118,8 @@ func checkChunkPages(r io.ReaderAt, pos, end, rows int64, decoded *int64) error 
 			return fmt.Errorf("page at %d: %d compressed bytes overrun the chunk", pos, h.CompressedPageSize)
 		case h.CompressedPageSize > maxPageBytes || h.UncompressedPageSize < 0 || h.UncompressedPageSize > maxPageBytes:
 			return fmt.Errorf("page at %d: sizes %d/%d beyond the limit of %d bytes", pos, h.CompressedPageSize, h.UncompressedPageSize, maxPageBytes)
+		case h.UncompressedPageSize > smallPageBytes && int64(h.UncompressedPageSize) > maxPageRatio*int64(h.CompressedPageSize):
+			return fmt.Errorf("page at %d: %d bytes decoded from %d stored", pos, h.UncompressedPageSize, h.CompressedPageSize)
 		}
 		for _, v := range []int32{h.DataPageHeader.V.NumValues, h.DictionaryPageHeader.V.NumValues,
 			h.DataPageHeaderV2.V.NumValues, h.DataPageHeaderV2.V.NumNulls, h.DataPageHeaderV2.V.NumRows} {

@@ -2,11 +2,14 @@ package taskgen
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -124,7 +127,12 @@ func FuzzReadJSONL(f *testing.F) {
 			return
 		}
 		var buf bytes.Buffer
-		if err := WriteJSONL(&buf, objs); err != nil {
+		if err := WriteJSONL(&buf, objs); errors.Is(err, ErrTooLarge) {
+			// A line near the limit may grow when written again
+			// (invalid UTF-8 becomes U+FFFD, fields are added): the
+			// writer refuses it rather than write an unreadable file.
+			return
+		} else if err != nil {
 			t.Fatalf("tasks read cannot be written: %v", err)
 		}
 		again, err := ReadJSONL(&buf)
@@ -150,4 +158,116 @@ func FuzzReadParquet(f *testing.F) {
 			t.Fatalf("%d MB allocated for a %d-byte file", d>>20, len(data))
 		}
 	})
+}
+
+// TestParquetLargeValuesRoundTrip writes tasks with string values from
+// 17 KB (the size at which page statistics used to overflow the reader's
+// bound on page headers) to 50 MB and reads them back; the file's overhead
+// beyond the values stays small, so no statistics repeat them. To keep the
+// test's memory low, the large values are compared by length and content
+// rather than kept beside the tasks read back.
+func TestParquetLargeValuesRoundTrip(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
+	dir := t.TempDir()
+	for _, size := range []int{17 << 10, 70 << 10, 1 << 20, 50_000_000} {
+		if size > 1<<20 && testing.Short() {
+			continue
+		}
+		// Every string column holds a large value, in one task or, for
+		// the largest, in the query of one task among small ones.
+		objs := func() []agentevolver.TaskObjective {
+			big := strings.Repeat("x", size)
+			objs := []agentevolver.TaskObjective{
+				{Task: agentevolver.Task{TaskID: "small", Query: "q"}},
+				{Task: agentevolver.Task{TaskID: "big", Query: big}, Confidence: ptr(0.5)},
+			}
+			if size <= 1<<20 {
+				objs = append(objs, agentevolver.TaskObjective{Task: agentevolver.Task{TaskID: big, EnvType: big, Query: big,
+					GroundTruth: big, Evaluator: big, Metadata: map[string]any{"k": big}}})
+			}
+			return objs
+		}
+		want := objs()
+		path := filepath.Join(dir, "tasks.parquet")
+		if err := WriteTaskFile(path, want); err != nil {
+			t.Fatalf("%d bytes: write: %v", size, err)
+		}
+		want = nil
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		values := int64(size)
+		if size <= 1<<20 {
+			values += 6*int64(size) + 8
+		}
+		if over := st.Size() - values; over > 64<<10 {
+			t.Errorf("%d bytes: a file of %d bytes for %d bytes of values: statistics repeat them", size, st.Size(), values)
+		}
+		got, err := ReadTaskFile(path)
+		if err != nil {
+			t.Fatalf("%d bytes: read: %v", size, err)
+		}
+		if !reflect.DeepEqual(got, objs()) {
+			t.Fatalf("%d bytes: read back other tasks (%d of them)", size, len(got))
+		}
+		got = nil
+		runtime.GC()
+	}
+}
+
+func TestWriteParquetRefusesOversizedValue(t *testing.T) {
+	objs := []agentevolver.TaskObjective{{Task: agentevolver.Task{TaskID: "a", GroundTruth: strings.Repeat("g", MaxParquetValueBytes+1)}}}
+	err := WriteParquet(io.Discard, objs)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "ground_truth") {
+		t.Fatalf("err = %v, want ErrTooLarge naming ground_truth", err)
+	}
+}
+
+// TestWriteJSONLRefusesWhatReadJSONLRefuses finds the longest line the
+// reader takes and checks that the writer writes it and refuses one byte
+// more, which the reader indeed refuses.
+func TestWriteJSONLRefusesWhatReadJSONLRefuses(t *testing.T) {
+	task := func(n int) []agentevolver.TaskObjective {
+		return []agentevolver.TaskObjective{{Task: agentevolver.Task{TaskID: "a", Query: strings.Repeat("q", n)}}}
+	}
+	var probe bytes.Buffer
+	if err := WriteJSONL(&probe, task(1)); err != nil {
+		t.Fatal(err)
+	}
+	fits := MaxTaskLineBytes - probe.Len() + 1 // query length whose line, newline included, is the limit
+	var buf bytes.Buffer
+	if err := WriteJSONL(&buf, task(fits)); err != nil {
+		t.Fatalf("a line of exactly %d bytes: %v", MaxTaskLineBytes, err)
+	}
+	if buf.Len() != MaxTaskLineBytes {
+		t.Fatalf("line of %d bytes", buf.Len())
+	}
+	if got, err := ReadJSONL(bytes.NewReader(buf.Bytes())); err != nil || len(got) != 1 {
+		t.Fatalf("the longest written line does not read back: %v", err)
+	}
+	// One byte more: the reader refuses it, so must the writer.
+	line, err := json.Marshal(task(fits + 1)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadJSONL(bytes.NewReader(append(line, '\n', '\n'))); !errors.Is(err, ErrTaskFile) {
+		t.Fatalf("the reader takes a line of %d bytes: %v", len(line)+1, err)
+	}
+	buf.Reset()
+	err = WriteJSONL(&buf, task(fits+1))
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "parquet") {
+		t.Fatalf("err = %v, want ErrTooLarge suggesting parquet", err)
+	}
+	// Through WriteTaskFile no file is left behind; Parquet takes the task.
+	dir := t.TempDir()
+	if err := WriteTaskFile(filepath.Join(dir, "t.jsonl"), task(fits+1)); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("WriteTaskFile: %v", err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Fatalf("files left: %v", left)
+	}
+	if err := WriteTaskFile(filepath.Join(dir, "t.parquet"), task(fits+1)); err != nil {
+		t.Fatalf("parquet: %v", err)
+	}
 }
