@@ -63,8 +63,9 @@ type ADCAResult struct {
 }
 
 // ComputeADCA computes the ADCA-GRPO advantages of a batch (reference §7.4
-// to §7.8) at globalStep (which only drives the alpha decay; see
-// [ADCAConfig.Active] for when the reference applies them). The per-batch
+// to §7.8) at globalStep, counted from 1 as the reference's global_steps
+// (it only drives the alpha decay; see [ADCAConfig.Active] for when the
+// reference applies them). The per-batch
 // maths runs as one GoMLX graph on backend, compiled and run once per call;
 // ctx is checked before and after it runs. Any error wraps
 // [ErrADCAConfig], [ErrADCABatch] or [ErrADCAGraph] (GoMLX panics are

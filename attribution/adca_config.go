@@ -70,16 +70,26 @@ const (
 // attribution_driven_credit_assignment.adca_grpo section plus the three
 // allocation scales it reads from the section above). The zero value is
 // the reference default: every field's zero means its default, booleans
-// are named so that false is the default, and the few numbers whose zero
-// is a meaningful setting are pointers (nil = default; Go 1.26 writes
-// new(0.0)).
+// are named so that false is the default, and the numbers whose zero is a
+// meaningful setting in the reference (alpha, fix_base, total_steps and
+// the three allocation scales) are pointers: nil means the default, a
+// pointer to zero is honoured as zero, as the reference honours an
+// explicit 0 (Go 1.26 writes new(0.0)).
+//
+// Global steps, the globalStep arguments of [ADCAConfig.Active],
+// [ADCAConfig.AlphaAt] and [ComputeADCA], count RL steps from 1, as the
+// reference's global_steps does: the first RL step is 1, so PRMSteps 100
+// replaces the advantages of steps 1 to 99 and the decay's progress at the
+// first step is 1/TotalSteps.
 type ADCAConfig struct {
 	// Scheme is "decouple" (default) or "allocation"; matched without
 	// regard to case, as the reference lowercases it (prm_scheme).
 	Scheme ADCAScheme `yaml:"prm_scheme"`
 	// FixBase is the magnitude of a decouple process reward: +FixBase for
-	// GOOD, −FixBase for BAD. Zero means 0.2; it must not be negative.
-	FixBase float64 `yaml:"fix_base"`
+	// GOOD, −FixBase for BAD (fix_base). Nil means 0.2; new(0.0) gives no
+	// process reward at all, so only the outcome trains. It must not be
+	// negative.
+	FixBase *float64 `yaml:"fix_base"`
 	// Alpha weighs the z-scored process rewards against the outcome
 	// (alpha). Nil means 0.1; new(0.0) keeps the outcome alone.
 	Alpha *float64 `yaml:"alpha"`
@@ -94,9 +104,9 @@ type ADCAConfig struct {
 	// unset, the default).
 	AlphaProgress *float64 `yaml:"alpha_progress"`
 	// TotalSteps is the length of the decay in global steps (total_steps).
-	// Zero means 100; negative means no progress (p = 0), as in the
+	// Nil means 100; zero or negative means no progress (p = 0), as in the
 	// reference.
-	TotalSteps int `yaml:"total_steps"`
+	TotalSteps *int `yaml:"total_steps"`
 	// ORMDistribution is "last_step" (default), "all_steps" or "only_prm"
 	// (decouple only).
 	ORMDistribution ORMDistribution `yaml:"orm_distribution"`
@@ -115,8 +125,9 @@ type ADCAConfig struct {
 	FlatStepWeighting bool `yaml:"flat_step_weighting"`
 	// ConsistentScale is the allocation weight of a step whose label
 	// agrees with the outcome: GOOD in a success, BAD in a failure
-	// (consistent_scale). Zero means 1.0; it must not be negative.
-	ConsistentScale float64 `yaml:"consistent_scale"`
+	// (consistent_scale). Nil means 1.0; new(0.0) gives consistent steps no
+	// weight. It must not be negative.
+	ConsistentScale *float64 `yaml:"consistent_scale"`
 	// PosUnconsistentScale is the allocation weight of a BAD step in a
 	// success (pos_unconsistent_scale). Nil means 0.2; it must not be
 	// negative.
@@ -126,9 +137,9 @@ type ADCAConfig struct {
 	// configures it as −0.2 and takes the absolute value; so does this
 	// field.
 	NegUnconsistentScale *float64 `yaml:"neg_unconsistent_scale"`
-	// PRMSteps is the number of global steps during which ADCA replaces
-	// the GRPO advantages (prm_steps); see [ADCAConfig.Active]. Zero means
-	// 100; negative means always.
+	// PRMSteps bounds the global steps during which ADCA replaces the GRPO
+	// advantages (prm_steps): those below it, counted from 1; see
+	// [ADCAConfig.Active]. Zero means 100; negative means always.
 	PRMSteps int `yaml:"prm_steps"`
 }
 
@@ -157,16 +168,16 @@ func (c ADCAConfig) resolve() (resolvedADCA, error) {
 	r := resolvedADCA{
 		scheme:      ADCAScheme(strings.ToLower(string(c.Scheme))),
 		orm:         c.ORMDistribution,
-		fixBase:     orDefault(c.FixBase, DefaultADCAFixBase),
+		fixBase:     orNil(c.FixBase, DefaultADCAFixBase),
 		alpha:       orNil(c.Alpha, DefaultADCAAlpha),
 		alphaMin:    c.AlphaMin,
 		decay:       c.AlphaCosineDecay,
 		progress:    c.AlphaProgress,
-		totalSteps:  c.TotalSteps,
+		totalSteps:  DefaultADCATotalSteps,
 		lengthNorm:  c.LengthNormalization,
 		batchNorm:   !c.NoBatchNorm,
 		equalWeight: !c.FlatStepWeighting,
-		consistent:  orDefault(c.ConsistentScale, DefaultADCAConsistentScale),
+		consistent:  orNil(c.ConsistentScale, DefaultADCAConsistentScale),
 		// The reference reads abs(neg_unconsistent_scale).
 		posUnconsistent: orNil(c.PosUnconsistentScale, DefaultADCAPosUnconsistentScale),
 		negUnconsist:    math.Abs(orNil(c.NegUnconsistentScale, DefaultADCANegUnconsistentScale)),
@@ -177,8 +188,8 @@ func (c ADCAConfig) resolve() (resolvedADCA, error) {
 	if r.orm == "" {
 		r.orm = ORMLastStep
 	}
-	if r.totalSteps == 0 {
-		r.totalSteps = DefaultADCATotalSteps
+	if c.TotalSteps != nil {
+		r.totalSteps = *c.TotalSteps
 	}
 	bad := func(format string, args ...any) (resolvedADCA, error) {
 		return resolvedADCA{}, fmt.Errorf("%w: "+format, append([]any{ErrADCAConfig}, args...)...)
@@ -218,10 +229,11 @@ func (c ADCAConfig) resolve() (resolvedADCA, error) {
 	return r, nil
 }
 
-// AlphaAt returns the alpha that [ComputeADCA] uses at globalStep and the
-// decay progress p. Without AlphaCosineDecay it is Alpha and p = 0.
-// With it, p = clamp(AlphaProgress, or globalStep/TotalSteps, 0, 1)
-// (TotalSteps < 0 gives p = 0) and
+// AlphaAt returns the alpha that [ComputeADCA] uses at globalStep (counted
+// from 1, see [ADCAConfig]) and the decay progress p. Without
+// AlphaCosineDecay it is Alpha and p = 0. With it, p =
+// clamp(AlphaProgress, or globalStep/TotalSteps, 0, 1) (TotalSteps <= 0
+// gives p = 0) and
 //
 //	alpha_t = AlphaMin + ½(Alpha − AlphaMin)(1 + cos(πp)),
 //
@@ -249,7 +261,8 @@ func (r resolvedADCA) alphaAt(globalStep int) (alpha, progress float64) {
 	return r.alphaMin + 0.5*(r.alpha-r.alphaMin)*(1+math.Cos(math.Pi*progress)), progress
 }
 
-// Active reports whether ADCA replaces the GRPO advantages at globalStep:
+// Active reports whether ADCA replaces the GRPO advantages at globalStep,
+// counted from 1 as the reference's global_steps (see [ADCAConfig]):
 // globalStep < PRMSteps (default 100), or always when PRMSteps < 0. The
 // reference keeps judging steps (and logging their metrics) after that;
 // only the overwrite stops.
@@ -261,13 +274,6 @@ func (c ADCAConfig) Active(globalStep int) bool {
 		return globalStep < DefaultADCAPRMSteps
 	}
 	return globalStep < c.PRMSteps
-}
-
-func orDefault(v, d float64) float64 {
-	if v == 0 {
-		return d
-	}
-	return v
 }
 
 func orNil(v *float64, d float64) float64 {

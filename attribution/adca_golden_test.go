@@ -41,13 +41,13 @@ type goldenHyper struct {
 func (h goldenHyper) config(scheme string) attribution.ADCAConfig {
 	return attribution.ADCAConfig{
 		Scheme:               attribution.ADCAScheme(scheme),
-		FixBase:              h.FixBase,
+		FixBase:              new(h.FixBase),
 		Alpha:                new(h.Alpha),
 		ORMDistribution:      attribution.ORMDistribution(h.ORMDistribution),
 		LengthNormalization:  h.LengthNormalization,
 		FlatStepWeighting:    !h.EqualTrajectoryWt,
 		NoBatchNorm:          !h.DoBatchNorm,
-		ConsistentScale:      h.ConsistentScale,
+		ConsistentScale:      new(h.ConsistentScale),
 		PosUnconsistentScale: new(h.PosUnconsistentScale),
 		NegUnconsistentScale: new(h.NegUnconsistentScale),
 	}

@@ -21,15 +21,16 @@ func TestADCAConfigValidate(t *testing.T) {
 		{"scheme in upper case", attribution.ADCAConfig{Scheme: "Decouple"}, ""},
 		{"decouple only_prm", attribution.ADCAConfig{ORMDistribution: attribution.ORMOnlyPRM}, ""},
 		{"zero alpha and scales", attribution.ADCAConfig{Alpha: new(0.0), PosUnconsistentScale: new(0.0), NegUnconsistentScale: new(0.0)}, ""},
+		{"zero fix_base, consistent scale and total steps", attribution.ADCAConfig{FixBase: new(0.0), ConsistentScale: new(0.0), TotalSteps: new(0)}, ""},
 		{"negative neg scale is its absolute value", attribution.ADCAConfig{NegUnconsistentScale: new(-0.2)}, ""},
 		{"decay with progress", attribution.ADCAConfig{AlphaCosineDecay: true, AlphaProgress: new(2.0)}, ""},
 		{"unknown scheme", attribution.ADCAConfig{Scheme: "gspo"}, "unknown scheme"},
 		{"unknown distribution", attribution.ADCAConfig{ORMDistribution: "first_step"}, "unknown orm_distribution"},
 		{"allocation only_prm", attribution.ADCAConfig{Scheme: attribution.ADCAAllocation, ORMDistribution: attribution.ORMOnlyPRM}, "only_prm"},
-		{"negative fix_base", attribution.ADCAConfig{FixBase: -0.2}, "fix_base"},
+		{"negative fix_base", attribution.ADCAConfig{FixBase: new(-0.2)}, "fix_base"},
 		{"negative alpha", attribution.ADCAConfig{Alpha: new(-0.1)}, "alpha"},
 		{"NaN alpha", attribution.ADCAConfig{Alpha: new(math.NaN())}, "not finite"},
-		{"infinite consistent scale", attribution.ADCAConfig{ConsistentScale: math.Inf(1)}, "consistent_scale"},
+		{"infinite consistent scale", attribution.ADCAConfig{ConsistentScale: new(math.Inf(1))}, "consistent_scale"},
 		{"negative pos scale", attribution.ADCAConfig{PosUnconsistentScale: new(-1.0)}, "pos_unconsistent_scale"},
 		{"negative alpha_min", attribution.ADCAConfig{AlphaMin: -1}, "alpha_min"},
 		{"NaN progress", attribution.ADCAConfig{AlphaProgress: new(math.NaN())}, "alpha_progress"},
@@ -60,10 +61,15 @@ func TestADCAAlphaAt(t *testing.T) {
 		{"no decay", attribution.ADCAConfig{}, 50, 0.1, 0},
 		{"decay start", attribution.ADCAConfig{AlphaCosineDecay: true}, 0, 0.1, 0},
 		{"decay half way", attribution.ADCAConfig{AlphaCosineDecay: true}, 50, 0.05, 0.5},
-		{"decay end, clamped", attribution.ADCAConfig{AlphaCosineDecay: true, TotalSteps: 10}, 20, 0, 1},
+		{"decay end, clamped", attribution.ADCAConfig{AlphaCosineDecay: true, TotalSteps: new(10)}, 20, 0, 1},
 		{"decay to a floor", attribution.ADCAConfig{AlphaCosineDecay: true, Alpha: new(0.3), AlphaMin: 0.1}, 100, 0.1, 1},
 		{"explicit progress", attribution.ADCAConfig{AlphaCosineDecay: true, AlphaProgress: new(0.5)}, 99, 0.05, 0.5},
-		{"negative total steps", attribution.ADCAConfig{AlphaCosineDecay: true, TotalSteps: -1}, 99, 0.1, 0},
+		{"negative total steps", attribution.ADCAConfig{AlphaCosineDecay: true, TotalSteps: new(-1)}, 99, 0.1, 0},
+		// An explicit 0 is honoured as the reference honours it: no
+		// progress, not the default 100 steps.
+		{"zero total steps", attribution.ADCAConfig{AlphaCosineDecay: true, TotalSteps: new(0)}, 50, 0.1, 0},
+		// The first RL step is global step 1: progress 1/TotalSteps.
+		{"first step", attribution.ADCAConfig{AlphaCosineDecay: true, TotalSteps: new(2)}, 1, 0.05, 0.5},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -84,6 +90,8 @@ func TestADCAActive(t *testing.T) {
 		want           bool
 	}{
 		{0, 99, true}, {0, 100, false}, {5, 4, true}, {5, 5, false}, {-1, 1 << 30, true},
+		// Global steps count from 1: prm_steps 1 never replaces.
+		{1, 1, false},
 	}
 	for _, tc := range tests {
 		if got := (attribution.ADCAConfig{PRMSteps: tc.prmSteps}).Active(tc.step); got != tc.want {
@@ -342,4 +350,51 @@ func equalFloats(a, b []float64) bool {
 		}
 	}
 	return true
+}
+
+// TestComputeADCAExplicitZeros: an explicit zero fix_base or
+// consistent_scale is honoured, as the reference honours it, instead of
+// becoming the default.
+func TestComputeADCAExplicitZeros(t *testing.T) {
+	backend := testBackend(t)
+	ctx := context.Background()
+	t.Run("fix_base 0: outcome alone", func(t *testing.T) {
+		res, err := attribution.ComputeADCA(ctx, backend, attribution.ADCAConfig{FixBase: new(0.0)}, 1, specBatch())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range res.StepRewards {
+			for k, v := range r[:len(r)-1] {
+				if v != 0 {
+					t.Fatalf("trajectory %d step %d: process reward %v, want 0 with fix_base 0 (rewards %v)", i, k, v, res.StepRewards)
+				}
+			}
+			for _, a := range res.StepAdvantages[i] {
+				if a != res.StepAdvantages[i][0] {
+					t.Fatalf("trajectory %d: step advantages %v, want the outcome's at every step", i, res.StepAdvantages[i])
+				}
+			}
+		}
+	})
+	t.Run("consistent_scale 0", func(t *testing.T) {
+		alloc := attribution.ADCAConfig{Scheme: attribution.ADCAAllocation}
+		def, err := attribution.ComputeADCA(ctx, backend, alloc, 1, specBatch())
+		if err != nil {
+			t.Fatal(err)
+		}
+		alloc.ConsistentScale = new(0.0)
+		zero, err := attribution.ComputeADCA(ctx, backend, alloc, 1, specBatch())
+		if err != nil {
+			t.Fatal(err)
+		}
+		same := true
+		for i := range def.StepRewards {
+			for k := range def.StepRewards[i] {
+				same = same && math.Abs(def.StepRewards[i][k]-zero.StepRewards[i][k]) < 1e-9
+			}
+		}
+		if same {
+			t.Fatalf("consistent_scale 0 gives the default's step rewards %v", def.StepRewards)
+		}
+	})
 }

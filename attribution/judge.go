@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/org/agentevolver"
 )
@@ -76,6 +77,12 @@ type Judgment struct {
 	// Response is the judge model's answer that was parsed, with its
 	// thinking stripped; empty when no answer came.
 	Response string
+	// Prompt is what was sent to the judge model (StepEvalMessages); nil
+	// when no request was made. Judge records keep it.
+	Prompt []agentevolver.Message
+	// Elapsed is the wall time spent judging the episode, its requests,
+	// retries and waits included; 0 for a skipped episode.
+	Elapsed time.Duration
 	// Err says why a fallback happened: the call's error (matching
 	// llm.ErrUnavailable for an endpoint outage), ErrRefused, or a parse
 	// error matching ErrParse. Nil for judged and skipped episodes.

@@ -231,12 +231,15 @@ func (j *LLMJudge) skip(ep Episode) bool {
 
 // judgeOne judges one episode; ok is false when ctx ended it.
 func (j *LLMJudge) judgeOne(ctx context.Context, ep Episode) (res Judgment, ok bool) {
+	began := time.Now()
 	defer func() {
 		if r := recover(); r != nil {
 			res, ok = fallback(ep, res, fmt.Errorf("attribution: judge model panicked: %v", r)), ctx.Err() == nil
 		}
+		res.Elapsed = time.Since(began)
 	}()
 	msgs := StepEvalMessages(ep.Query, ep.Steps, RescaleScore(ep.Outcome), j.cfg.MaxStepChars)
+	res.Prompt = msgs
 	answer, err := j.ask(ctx, msgs, &res)
 	if ctx.Err() != nil {
 		return res, false

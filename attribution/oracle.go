@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/envservice"
@@ -43,7 +44,9 @@ func (o *OracleJudge) Judge(ctx context.Context, episodes []Episode) ([]Judgment
 		for k, st := range ep.Steps {
 			actions[k] = agentevolver.Message{Role: agentevolver.RoleAssistant, Content: st.Action}
 		}
+		began := time.Now()
 		good, err := o.Oracle.JudgeSteps(ctx, ep.TaskID, actions)
+		elapsed := time.Since(began)
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return nil, fmt.Errorf("attribution: judging %d episodes: %w", len(episodes), ctx.Err())
@@ -54,6 +57,7 @@ func (o *OracleJudge) Judge(ctx context.Context, episodes []Episode) ([]Judgment
 		default:
 			out[i] = Judgment{Good: good, Source: SourceJudged}
 		}
+		out[i].Elapsed = elapsed
 	}
 	return out, nil
 }

@@ -1,6 +1,9 @@
 package attribution
 
 import (
+	"encoding/json"
+	"maps"
+	"strings"
 	"testing"
 
 	"github.com/org/agentevolver"
@@ -20,8 +23,11 @@ func TestGoldenStepEvalPrompt(t *testing.T) {
 		isErr, errType := c.IsError()
 		switch kind {
 		case "rescale_score":
-			var score float64
-			c.Input(t, "score", &score)
+			// Numbers may be "NaN" or "±Infinity", as the fixtures write
+			// non-finite floats.
+			var num golden.Num
+			c.Input(t, "score", &num)
+			score := float64(num)
 			var threshold float64 // null means the module default, 0
 			if c.Has("threshold") {
 				c.Input(t, "threshold", &threshold)
@@ -38,7 +44,7 @@ func TestGoldenStepEvalPrompt(t *testing.T) {
 			if err != nil || !golden.Close(got, float64(want), f.Tolerance, f.RelTolerance) {
 				t.Errorf("%s: rescale(%v, %v) = %v, %v; want %v", c.Name, score, threshold, got, err, want)
 			}
-			if !c.Has("threshold") && RescaleScore(score) != got {
+			if !c.Has("threshold") && !golden.Close(RescaleScore(score), got, 0, 0) {
 				t.Errorf("%s: RescaleScore(%v) = %v, want %v", c.Name, score, RescaleScore(score), got)
 			}
 		case "prompt":
@@ -47,11 +53,12 @@ func TestGoldenStepEvalPrompt(t *testing.T) {
 			}
 			var query string
 			var raw []map[string]*string
-			var score float64
+			var num golden.Num
 			var maxChars int
 			c.Input(t, "query", &query)
 			c.Input(t, "steps", &raw)
-			c.Input(t, "overall_score", &score)
+			c.Input(t, "overall_score", &num)
+			score := float64(num)
 			c.Input(t, "max_step_chars", &maxChars)
 			steps := make([]agentevolver.SampleStep, len(raw))
 			for i, st := range raw {
@@ -81,4 +88,55 @@ func TestGoldenStepEvalPrompt(t *testing.T) {
 		n++
 	}
 	t.Logf("golden %s: %d cases", file, n)
+}
+
+// TestGoldenStepEvalPromptNonFinite runs TestGoldenStepEvalPrompt on the
+// fixture, renamed, with cases of the shapes a held-out set has: overall
+// scores and rescaled outcomes that are not finite, which the fixtures
+// write as strings. The prompts are the original's: Python formats them
+// "+nan" (negative: NaN > 0 is false), "+inf" (positive) and "-inf".
+func TestGoldenStepEvalPromptNonFinite(t *testing.T) {
+	const file = "step_eval_prompt.json"
+	var base golden.Case
+	for _, c := range golden.Load(t, file).Cases {
+		var kind string
+		var score float64
+		c.Input(t, "kind", &kind)
+		if kind == "prompt" && c.Has("overall_score") {
+			c.Input(t, "overall_score", &score)
+			if score == -1 {
+				base = c
+				break
+			}
+		}
+	}
+	if base.Inputs == nil {
+		t.Fatal("no prompt case with overall score -1 to derive from")
+	}
+	var extra []golden.Case
+	for _, v := range []struct{ json, shown, polarity string }{
+		{`"NaN"`, "+nan", "negative"}, {`"Infinity"`, "+inf", "positive"}, {`"-Infinity"`, "-inf", "negative"},
+	} {
+		var msgs []agentevolver.Message
+		base.Output(t, "messages", &msgs)
+		line := "**OVERALL PERFORMANCE SCORE -1.0000 (negative)**"
+		if !strings.Contains(msgs[1].Content, line) {
+			t.Fatalf("base case lacks %q", line)
+		}
+		msgs[1].Content = strings.Replace(msgs[1].Content, line, "**OVERALL PERFORMANCE SCORE "+v.shown+" ("+v.polarity+")**", 1)
+		out, err := json.Marshal(msgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := maps.Clone(base.Inputs)
+		in["overall_score"] = json.RawMessage(v.json)
+		extra = append(extra,
+			golden.Case{Inputs: in, Outputs: map[string]json.RawMessage{"messages": out}},
+			golden.Case{
+				Inputs:  map[string]json.RawMessage{"kind": json.RawMessage(`"rescale_score"`), "score": json.RawMessage(v.json), "threshold": json.RawMessage("null")},
+				Outputs: map[string]json.RawMessage{"rescaled": json.RawMessage(v.json)},
+			})
+	}
+	golden.Renamed(t, []string{file}, map[string][]golden.Case{file: extra})
+	TestGoldenStepEvalPrompt(t)
 }

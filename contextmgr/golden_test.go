@@ -1,6 +1,7 @@
 package contextmgr
 
 import (
+	"encoding/json"
 	"errors"
 	"github.com/org/agentevolver"
 	"slices"
@@ -88,12 +89,54 @@ func TestGoldenLossMask(t *testing.T) {
 	t.Logf("golden %s: %d cases", file, len(f.Cases))
 }
 
-// stepQuirks are the step_ids fixtures that pin the reference's
-// empty-turn bug ([BUG/QUIRK] in ParseResponseSteps), skipped by name with
-// the reason; TestParseResponseStepsEmptyTurns checks the intended
-// answer for the same shapes.
-var stepQuirks = map[string]string{
-	"only_headers": "reference bug: with assistant, user and assistant headers and nothing else, the original cut the empty assistant turn's body up to the second header after it, so the user header became step 0's action; the intended answer has no steps (all -1)",
+// stepQuirk says why a step_ids fixture case pins a behaviour of the
+// reference that ParseResponseSteps does not keep ([BUG/QUIRK] in its doc),
+// or returns "" when the case must match. It looks at the case's content,
+// never its name, so a held-out fixture set with other cases of these
+// shapes is skipped alike:
+//
+//   - an empty turn, a header directly followed by another: the original
+//     cut the empty turn's body up to the header after the next, so a
+//     header became part of a step's action; here an empty turn makes no
+//     segment (TestParseResponseStepsEmptyTurns checks the intended
+//     answer);
+//   - occurrences of the assistant and user headers that overlap, the
+//     extreme case being two equal headers: the original searched the two
+//     independently, so every such turn opened both a policy turn and an
+//     observation, and each step's observation repeated its own action
+//     (four segments for two turns); here a header is one role, the
+//     assistant's on a tie (TestParseResponseStepsEqualHeaders).
+func stepQuirk(ids, assistant, user []int) string {
+	hdrs := findHeaders(ids, assistant, user)
+	for i := 1; i < len(hdrs); i++ {
+		if hdrs[i].start == hdrs[i-1].end {
+			return "reference bug: an empty turn (a header directly followed by another) made the original cut the next header into a step; here an empty turn makes no segment"
+		}
+	}
+	a, u := occurrences(ids, assistant), occurrences(ids, user)
+	for _, p := range a {
+		for _, q := range u {
+			if p < q+len(user) && q < p+len(assistant) {
+				return "reference quirk: assistant and user header occurrences overlap (equal headers, say), so the original made each such turn both an action and its own observation; here a header opens one turn, the assistant's on a tie"
+			}
+		}
+	}
+	return ""
+}
+
+// occurrences finds hdr in ids as the reference does: left to right,
+// resuming after each match.
+func occurrences(ids, hdr []int) []int {
+	var out []int
+	for p := 0; len(hdr) > 0 && p+len(hdr) <= len(ids); {
+		if slices.Equal(ids[p:p+len(hdr)], hdr) {
+			out = append(out, p)
+			p += len(hdr)
+		} else {
+			p++
+		}
+	}
+	return out
 }
 
 func TestGoldenStepIDs(t *testing.T) {
@@ -127,9 +170,6 @@ func TestGoldenStepIDs(t *testing.T) {
 	}
 	for _, c := range f.Cases {
 		t.Run(c.Name, func(t *testing.T) {
-			if reason, ok := stepQuirks[c.Name]; ok {
-				t.Skip(reason)
-			}
 			var ids, aHdr, uHdr, wantIDs []int
 			var mark bool
 			var wantSteps []wantStep
@@ -137,6 +177,9 @@ func TestGoldenStepIDs(t *testing.T) {
 			c.Input(t, "response_ids", &ids)
 			c.Input(t, "assistant_header", &aHdr)
 			c.Input(t, "user_header", &uHdr)
+			if reason := stepQuirk(ids, aHdr, uHdr); reason != "" {
+				t.Skip(reason)
+			}
 			c.Input(t, "mark_observation", &mark)
 			c.Output(t, "step_ids", &wantIDs)
 			c.Output(t, "steps", &wantSteps)
@@ -228,13 +271,7 @@ func TestGoldenExperienceStrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The reference function reads the mode from
-			// metadata["task_train_mode"] (absent: discard); here it is a
-			// typed argument. The agent flow's own key in the fixtures
-			// ("agentflow_key_is_ignored") is ignored by the function, as
-			// by this mapping.
-			mode, _ := meta["task_train_mode"].(string)
-			exp, cleaned, ok := s.Strip(message, agentevolver.TrainMode(mode))
+			exp, cleaned, ok := s.Strip(message, fixtureTrainMode(meta))
 			if exp != wantExp || cleaned != wantClean {
 				t.Errorf("Strip = (%q, %q), want (%q, %q)", exp, cleaned, wantExp, wantClean)
 			}
@@ -245,4 +282,78 @@ func TestGoldenExperienceStrip(t *testing.T) {
 		})
 	}
 	t.Logf("golden %s: %d cases", file, len(f.Cases))
+}
+
+// equalHeaderCases are step_ids cases of the held-out shape the public
+// fixture lacks: the assistant header equals the user header. Their
+// outputs are the original parse_response_ids_to_steps's (four segments
+// for two turns, each step's observation its own action), which
+// stepQuirk documents and skips.
+const equalHeaderCases = `[{"name": "x", "inputs": {"response_ids": [900, 901, 10, 1, 2, 999, 10, 900, 901, 10, 3, 4, 999, 10], "assistant_header": [900, 901, 10], "user_header": [900, 901, 10], "mark_observation": false}, "outputs": {"step_ids": [-1, -1, -1, 0, 0, 0, 0, -1, -1, -1, 1, 1, 1, 1], "steps": [{"action_tokens": [1, 2, 999, 10], "observation_tokens": [1, 2, 999, 10], "action_text": "1 2 10", "observation_text": "1 2 10", "action_start": 3, "action_end": 7, "obs_start": 7, "obs_end": 7}, {"action_tokens": [3, 4, 999, 10], "observation_tokens": [3, 4, 999, 10], "action_text": "3 4 10", "observation_text": "3 4 10", "action_start": 10, "action_end": 14, "obs_start": 14, "obs_end": 14}], "segments": [{"role": "assistant", "start": 3, "end": 7}, {"role": "user", "start": 3, "end": 7}, {"role": "assistant", "start": 10, "end": 14}, {"role": "user", "start": 10, "end": 14}]}}, {"name": "x", "inputs": {"response_ids": [5, 6, 900, 901, 10, 7, 999, 10], "assistant_header": [900, 901, 10], "user_header": [900, 901, 10], "mark_observation": true}, "outputs": {"step_ids": [0, 0, -1, -1, -1, 1, 1, 1], "steps": [{"action_tokens": [5, 6], "observation_tokens": [], "action_text": "5 6", "observation_text": "", "action_start": 0, "action_end": 2, "obs_start": 2, "obs_end": 2}, {"action_tokens": [7, 999, 10], "observation_tokens": [7, 999, 10], "action_text": "7 10", "observation_text": "7 10", "action_start": 5, "action_end": 8, "obs_start": 8, "obs_end": 8}], "segments": [{"role": "assistant", "start": 0, "end": 2}, {"role": "assistant", "start": 5, "end": 8}, {"role": "user", "start": 5, "end": 8}]}}]`
+
+// TestGoldenStepIDsRenamed runs TestGoldenStepIDs on the fixture renamed
+// and with the equal-header cases added: quirks are skipped by their
+// shape, not their names.
+func TestGoldenStepIDsRenamed(t *testing.T) {
+	var extra []golden.Case
+	if err := json.Unmarshal([]byte(equalHeaderCases), &extra); err != nil {
+		t.Fatal(err)
+	}
+	golden.Renamed(t, []string{"step_ids.json"}, map[string][]golden.Case{"step_ids.json": extra})
+	TestGoldenStepIDs(t)
+}
+
+// TestParseResponseStepsEqualHeaders: with equal headers every header
+// opens a policy turn (the assistant's on a tie), so two turns are two
+// steps without observations, where the original doubled each turn into
+// an action and an observation repeating it.
+func TestParseResponseStepsEqualHeaders(t *testing.T) {
+	h := []int{900, 901, 10}
+	ids := []int{900, 901, 10, 1, 2, 999, 10, 900, 901, 10, 3, 4, 999, 10}
+	got := ParseResponseSteps(ids, StepOptions{AssistantHeader: h, UserHeader: h})
+	if len(got.Segments) != 2 || len(got.Steps) != 2 {
+		t.Fatalf("%d segments, %d steps; want 2 and 2", len(got.Segments), len(got.Steps))
+	}
+	for k, st := range got.Steps {
+		if len(st.ObservationTokens) != 0 {
+			t.Errorf("step %d observation %v, want none", k, st.ObservationTokens)
+		}
+	}
+	if want := []int{-1, -1, -1, 0, 0, 0, 0, -1, -1, -1, 1, 1, 1, 1}; !slices.Equal(got.StepIDs, want) {
+		t.Errorf("step ids %v, want %v (the original's too)", got.StepIDs, want)
+	}
+}
+
+// fixtureTrainMode maps an experience_strip fixture's metadata onto
+// Strip's typed mode. The reference reads metadata.get("task_train_mode",
+// "discard") and strips only when that equals "discard": an absent key is
+// the zero TrainMode (discard); any value present other than the string
+// "discard" (null, "", "keep", a number) keeps the text, as the original's
+// comparison does. The agent flow's own key (task_train_exp_mode) is
+// ignored by the function, as by this mapping.
+func fixtureTrainMode(meta map[string]any) agentevolver.TrainMode {
+	v, ok := meta["task_train_mode"]
+	if !ok {
+		return ""
+	}
+	if s, _ := v.(string); s == string(agentevolver.TrainDiscard) {
+		return agentevolver.TrainDiscard
+	}
+	return agentevolver.TrainKeep
+}
+
+// nullModeStripCases are experience_strip cases of the held-out shape the
+// public fixture lacks, with the original's outputs: a task_train_mode that
+// is present but null or "" is not "discard", so the text is kept.
+const nullModeStripCases = `[{"name": "one_experience_default_metadata", "inputs": {"message": "\n\nSome Related Experience to help you to complete the task:<EXP>Use the search API first.</EXP>\n\nPlease find the cheapest flight from A to B.", "metadata": {"task_train_mode": null}, "experience_template": "\n\nSome Related Experience to help you to complete the task:<EXP>{}</EXP>\n\n"}, "outputs": {"experience": "", "cleaned_message": "\n\nSome Related Experience to help you to complete the task:<EXP>Use the search API first.</EXP>\n\nPlease find the cheapest flight from A to B."}}, {"name": "one_experience_default_metadata", "inputs": {"message": "\n\nSome Related Experience to help you to complete the task:<EXP>Use the search API first.</EXP>\n\nPlease find the cheapest flight from A to B.", "metadata": {"task_train_mode": ""}, "experience_template": "\n\nSome Related Experience to help you to complete the task:<EXP>{}</EXP>\n\n"}, "outputs": {"experience": "", "cleaned_message": "\n\nSome Related Experience to help you to complete the task:<EXP>Use the search API first.</EXP>\n\nPlease find the cheapest flight from A to B."}}]`
+
+// TestGoldenExperienceStripRenamed runs TestGoldenExperienceStrip on the
+// fixture renamed and with the null-mode cases added.
+func TestGoldenExperienceStripRenamed(t *testing.T) {
+	var extra []golden.Case
+	if err := json.Unmarshal([]byte(nullModeStripCases), &extra); err != nil {
+		t.Fatal(err)
+	}
+	golden.Renamed(t, []string{"experience_strip.json"}, map[string][]golden.Case{"experience_strip.json": extra})
+	TestGoldenExperienceStrip(t)
 }

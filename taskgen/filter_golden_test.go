@@ -52,30 +52,19 @@ func samePtr[T comparable](a, b *T) bool {
 // TestGoldenSelectRealtime checks the filter's rule, SelectRealtime, against
 // every case of the original NaiveTaskPostFilter, with the reference's own
 // notion of eligibility (a ground truth other than ""; None is eligible).
-// The one error case (a None query, an AssertionError in the reference)
-// maps to how this package handles a task without a query: it is not
-// eligible, so it is dropped and the others are filtered as usual.
+// An error case (the reference's AssertionError on a None query) maps to
+// how this package handles a task without a query: it is not eligible, so
+// it is dropped and the others are filtered as usual (checkNullQueries).
+// Cases are told apart by their content, never by name, so that another
+// fixture set runs too.
 func TestGoldenSelectRealtime(t *testing.T) {
 	f := golden.Load(t, dedupFile)
 	for _, c := range f.Cases {
 		in, wantKept, wantIdx := loadDedupCase(t, c)
-		cands := make([]Candidate, len(in))
-		for i, x := range in {
-			cands[i] = Candidate{Confidence: x.Confidence, Eligible: x.GroundTruth == nil || *x.GroundTruth != ""}
-			if x.Query == nil {
-				cands[i].Eligible = false
-			} else {
-				cands[i].Query = *x.Query
-			}
-		}
+		cands := referenceCandidates(in)
 		got := SelectRealtime(cands)
 		if isErr, typ := c.IsError(); isErr {
-			if typ != "AssertionError" || c.Name != "null_query_assertion" {
-				t.Fatalf("%s: unexpected error case %s", c.Name, typ)
-			}
-			if !slices.Equal(got, []int{0}) {
-				t.Errorf("%s: kept %v, want [0] (the task without a query dropped)", c.Name, got)
-			}
+			checkNullQueries(t, c.Name, typ, in, cands, got)
 			continue
 		}
 		checkKept(t, c.Name, in, got, wantIdx, wantKept)
@@ -83,38 +72,64 @@ func TestGoldenSelectRealtime(t *testing.T) {
 	t.Logf("golden %s: %d cases", dedupFile, len(f.Cases))
 }
 
-// TestGoldenFilterRealtime checks FilterRealtime itself on every case of
-// the fixture that Go's Task can represent; the null_query_assertion case
-// checks the documented mapping (the task without a query is dropped
-// instead of failing the batch).
-func TestGoldenFilterRealtime(t *testing.T) {
-	// skipFilterRealtime names the cases FilterRealtime cannot reproduce,
-	// because agentevolver.Task keeps Query and GroundTruth as plain strings
-	// in which null and "" are the same value. TestGoldenSelectRealtime checks
-	// the rule on them; here each is checked to hold the value that puts it
-	// in this list.
-	skipFilterRealtime := map[string]string{
-		"empty_ground_truth_dropped_null_kept": "null ground truth (kept by the reference) is \"\" in Go, which FilterRealtime drops",
-		"random_0":                             "null ground truths (kept by the reference) are \"\" in Go, which FilterRealtime drops",
-		"random_1":                             "null ground truths (kept by the reference) are \"\" in Go, which FilterRealtime drops",
-		"random_3":                             "null ground truths (kept by the reference) are \"\" in Go, which FilterRealtime drops",
-		"random_5":                             "null ground truths (kept by the reference) are \"\" in Go, which FilterRealtime drops",
-		"random_7":                             "null ground truths (kept by the reference) are \"\" in Go, which FilterRealtime drops",
-		"empty_and_blank_queries_never_duplicates": "query \"\" (a real empty string, kept by the reference) means no query in Go, which FilterRealtime drops",
+// referenceCandidates are the fixture's tasks as the reference sees them:
+// a None ground truth is eligible, "" is not; a None query (on which the
+// reference fails) is not eligible.
+func referenceCandidates(in []fixtureTask) []Candidate {
+	cands := make([]Candidate, len(in))
+	for i, x := range in {
+		cands[i] = Candidate{Confidence: x.Confidence, Eligible: x.GroundTruth == nil || *x.GroundTruth != ""}
+		if x.Query == nil {
+			cands[i].Eligible = false
+		} else {
+			cands[i].Query = *x.Query
+		}
 	}
+	return cands
+}
+
+// checkNullQueries checks an error case of the fixture: the reference
+// failed with an AssertionError because a query was None. Here the tasks
+// without a query are dropped and the others filtered as if they were
+// alone: got (the kept indices of in) must be what SelectRealtime keeps of
+// the tasks that have a query.
+func checkNullQueries(t *testing.T, name, typ string, in []fixtureTask, cands []Candidate, got []int) {
+	t.Helper()
+	var rest []Candidate
+	var index []int
+	for i, x := range in {
+		if x.Query != nil {
+			rest = append(rest, cands[i])
+			index = append(index, i)
+		}
+	}
+	if typ != "AssertionError" || len(rest) == len(in) {
+		t.Fatalf("%s: error case %s without a null query: no mapping is documented for it", name, typ)
+	}
+	var want []int
+	for _, k := range SelectRealtime(rest) {
+		want = append(want, index[k])
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("%s: kept %v, want %v (the tasks without a query dropped, the others filtered alone)", name, got, want)
+	}
+}
+
+// TestGoldenFilterRealtime checks FilterRealtime itself on every case of
+// the fixture that Go's Task can represent; an error case (a None query)
+// checks the documented mapping (the tasks without a query are dropped
+// instead of failing the batch). The cases Go's Task cannot represent are
+// skipped by that property (unrepresentable), whatever their names, and
+// TestGoldenSelectRealtime checks the rule on them.
+func TestGoldenFilterRealtime(t *testing.T) {
 	f := golden.Load(t, dedupFile)
 	checked := 0
 	for _, c := range f.Cases {
 		t.Run(c.Name, func(t *testing.T) {
 			in, wantKept, wantIdx := loadDedupCase(t, c)
-			if reason, ok := skipFilterRealtime[c.Name]; ok {
-				if !hasUnrepresentable(in) {
-					t.Fatalf("listed as unrepresentable but has no null ground truth or empty query")
-				}
+			isErr, typ := c.IsError()
+			if reason := unrepresentable(in); reason != "" {
 				t.Skip(reason)
-			}
-			if hasUnrepresentable(in) && c.Name != "null_query_assertion" {
-				t.Fatalf("has a null ground truth or an empty query but is not in skipFilterRealtime")
 			}
 			objs := make([]agentevolver.TaskObjective, len(in))
 			for i, x := range in {
@@ -132,27 +147,40 @@ func TestGoldenFilterRealtime(t *testing.T) {
 			for k, o := range got {
 				idx[k] = int(o.Task.TaskID[0] - 'a')
 			}
-			if isErr, _ := c.IsError(); isErr {
-				if !slices.Equal(idx, []int{0}) {
-					t.Errorf("kept %v, want [0] (the task without a query dropped)", idx)
-				}
+			if isErr {
+				checkNullQueries(t, c.Name, typ, in, referenceCandidates(in), idx)
 			} else {
 				checkKept(t, c.Name, in, idx, wantIdx, wantKept)
 			}
 			checked++
 		})
 	}
-	t.Logf("golden %s: %d cases, %d checked on FilterRealtime, %d skipped by name", dedupFile, len(f.Cases), checked, len(f.Cases)-checked)
+	t.Logf("golden %s: %d cases, %d checked on FilterRealtime, %d skipped as unrepresentable", dedupFile, len(f.Cases), checked, len(f.Cases)-checked)
 }
 
-// hasUnrepresentable reports whether a fixture input holds a value that
-// Go's Task conflates with another: a null ground truth, or a query that is
-// null or "".
-func hasUnrepresentable(in []fixtureTask) bool {
+// unrepresentable says why a fixture input cannot be reproduced with Go's
+// Task, which keeps Query and GroundTruth as plain strings in which null
+// and "" are the same value, or returns "" when it can: a null ground
+// truth (kept by the reference) is "" in Go, which FilterRealtime drops; a
+// query "" (a real empty string, kept by the reference) means no query in
+// Go, which FilterRealtime drops. A null query is the reference's error
+// case, mapped by checkNullQueries.
+func unrepresentable(in []fixtureTask) string {
 	for _, x := range in {
-		if x.GroundTruth == nil || x.Query == nil || *x.Query == "" {
-			return true
+		switch {
+		case x.GroundTruth == nil:
+			return "a null ground truth (kept by the reference) is \"\" in Go, which FilterRealtime drops"
+		case x.Query != nil && *x.Query == "":
+			return "query \"\" (a real empty string, kept by the reference) means no query in Go, which FilterRealtime drops"
 		}
 	}
-	return false
+	return ""
+}
+
+// TestGoldenRealtimeRenamed runs both realtime-filter golden tests on the
+// fixture with every case renamed: they must tell cases apart by content.
+func TestGoldenRealtimeRenamed(t *testing.T) {
+	golden.Renamed(t, []string{dedupFile}, nil)
+	t.Run("SelectRealtime", TestGoldenSelectRealtime)
+	t.Run("FilterRealtime", TestGoldenFilterRealtime)
 }

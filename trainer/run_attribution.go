@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"maps"
 	"os"
+	"path/filepath"
 
 	"github.com/gomlx/gomlx/backends"
 
@@ -16,21 +17,22 @@ import (
 )
 
 // adcaConfig maps the adca_grpo section (reference names, explicit
-// defaults) onto attribution.ADCAConfig (zero means default).
+// defaults) onto attribution.ADCAConfig (nil means default): every number
+// is passed as given, so an explicit zero stays zero, as in the reference.
 func (c AttributionConfig) adcaConfig() attribution.ADCAConfig {
 	a := c.ADCA
 	return attribution.ADCAConfig{
 		Scheme:               attribution.ADCAScheme(a.PRMScheme),
-		FixBase:              a.FixBase,
+		FixBase:              new(a.FixBase),
 		Alpha:                new(a.Alpha),
 		AlphaCosineDecay:     a.AlphaCosineDecayEnable,
 		AlphaMin:             a.AlphaMin,
-		TotalSteps:           a.TotalSteps,
+		TotalSteps:           new(a.TotalSteps),
 		ORMDistribution:      attribution.ORMDistribution(a.ORMDistribution),
 		LengthNormalization:  a.EnableLengthNormalization,
 		NoBatchNorm:          !a.DoBatchNorm,
 		FlatStepWeighting:    !a.EqualTrajectoryWeight,
-		ConsistentScale:      c.ConsistentScale,
+		ConsistentScale:      new(c.ConsistentScale),
 		PosUnconsistentScale: new(c.PosUnconsistentScale),
 		NegUnconsistentScale: new(c.NegUnconsistentScale),
 		PRMSteps:             a.PRMSteps,
@@ -39,21 +41,38 @@ func (c AttributionConfig) adcaConfig() attribution.ADCAConfig {
 
 // adcaEstimator is ADCA-GRPO as the run's AdvantageEstimator: the judge
 // labels each sample's steps, attribution.ComputeADCA fuses the labels
-// with the outcomes into step-level advantages. After prm_steps RL steps
-// it returns nil advantages (GRPO's stay) without calling the judge.
+// with the outcomes into step-level advantages. As in the reference, RL
+// steps count from 1 (global step = AdvantageInput.Step + 1), the judge is
+// called at every step and its prm/* metrics logged, and the advantages
+// are replaced only with enable on and below prm_steps; otherwise it
+// returns nil advantages (GRPO's stay). With enable off it runs only for
+// enable_adca_metric.
 type adcaEstimator struct {
 	cfg     attribution.ADCAConfig
 	judge   attribution.Judge
 	backend backends.Backend
+	// overwrite is attribution_driven_credit_assignment.enable.
+	overwrite bool
+	// recordDir receives the judge records; empty writes none.
+	recordDir string
+	record    attribution.JudgeRecordOptions
+	log       *slog.Logger
 }
 
 // newADCA builds the estimator of cfg.Attribution for the run's
 // environment (whose StepOracle the oracle judge uses).
 func newADCA(cfg Config, opts Options, impl any, backend backends.Backend, log *slog.Logger) (*adcaEstimator, error) {
 	a := cfg.Attribution
-	est := &adcaEstimator{cfg: a.adcaConfig(), backend: backend}
+	est := &adcaEstimator{cfg: a.adcaConfig(), backend: backend, overwrite: a.Enable, log: log}
+	if d := a.LLMEvaluationLogDir; d != "" {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(cfg.Trainer.OutputDir, d)
+		}
+		est.recordDir = d
+	}
 	switch a.Judge {
 	case JudgeOracle:
+		est.record = attribution.JudgeRecordOptions{EvaluationType: "oracle"}
 		oracle, ok := impl.(envservice.StepOracle)
 		if !ok {
 			return nil, fmt.Errorf("%w: attribution_driven_credit_assignment.judge %q needs an environment with a step oracle (envservice.StepOracle)", ErrConfig, a.Judge)
@@ -75,6 +94,7 @@ func newADCA(cfg Config, opts Options, impl any, backend backends.Backend, log *
 			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 		}
 		est.judge = j
+		est.record = attribution.JudgeRecordOptions{ModelName: a.LLM.ModelName}
 	default:
 		return nil, fmt.Errorf("%w: unknown judge %q", ErrConfig, a.Judge)
 	}
@@ -104,11 +124,10 @@ func judgeModel(section string, c JudgeLLMConfig, given llm.ChatModel) (llm.Chat
 }
 
 // Advantages judges the step's samples and returns their ADCA advantages
-// and the prm/* metrics of judging and fusion.
+// (nil past prm_steps, or with enable off) and the prm/* metrics of
+// judging and fusion.
 func (e *adcaEstimator) Advantages(ctx context.Context, in AdvantageInput) (AdvantageOutput, error) {
-	if !e.cfg.Active(in.Step) {
-		return AdvantageOutput{}, nil
-	}
+	global := in.Step + 1 // the reference's global_steps counts from 1
 	episodes := make([]attribution.Episode, len(in.Samples))
 	for i, s := range in.Samples {
 		var orm float64
@@ -131,6 +150,17 @@ func (e *adcaEstimator) Advantages(ctx context.Context, in AdvantageInput) (Adva
 	if len(judgments) != len(episodes) {
 		return AdvantageOutput{}, fmt.Errorf("step judge: %d judgments for %d samples", len(judgments), len(episodes))
 	}
+	if e.recordDir != "" {
+		// As in the reference, a record that cannot be written is
+		// reported and does not stop training.
+		if _, err := attribution.WriteJudgeRecords(e.recordDir, global, episodes, judgments, e.record); err != nil && e.log != nil {
+			e.log.Warn("trainer: writing judge records", "dir", e.recordDir, "err", err)
+		}
+	}
+	metrics := attribution.JudgeMetrics(episodes, judgments)
+	if !e.overwrite || !e.cfg.Active(global) {
+		return AdvantageOutput{Metrics: metrics}, nil
+	}
 	flags := make([][]bool, len(judgments))
 	for i, j := range judgments {
 		flags[i] = j.Good
@@ -139,13 +169,12 @@ func (e *adcaEstimator) Advantages(ctx context.Context, in AdvantageInput) (Adva
 	for i, g := range in.Groups {
 		groups[i] = int(g)
 	}
-	res, err := attribution.ComputeADCA(ctx, e.backend, e.cfg, in.Step, attribution.ADCABatch{
+	res, err := attribution.ComputeADCA(ctx, e.backend, e.cfg, global, attribution.ADCABatch{
 		StepIDs: in.StepIDs, Groups: groups, TokenLevelRewards: in.Rewards, Flags: flags,
 	})
 	if err != nil {
 		return AdvantageOutput{}, err
 	}
-	metrics := attribution.JudgeMetrics(episodes, judgments)
 	maps.Copy(metrics, res.Metrics)
 	metrics["prm/alpha"] = res.Alpha
 	return AdvantageOutput{Advantages: res.Advantages, Metrics: metrics}, nil

@@ -83,11 +83,19 @@ func (r *run) rolloutPolicy() (llm.ChatModel, error) {
 
 // behaviourLogProbs reports whether stripped samples take their old
 // log-probs from their rollout (actor.off_policy_old_log_probs rollout).
-// Remote rollouts never do: the servers compute log-probs with other
-// kernels and often another dtype, so the trainer recomputes every old
-// log-prob itself and the servers' only feed rollout/logprob_diff.
+// Remote rollouts do too: the servers report the log-probability of every
+// sampled token (vLLM's and SGLang's logprobs, which llm/fleet always asks
+// for), and those are the behaviour policy's, the prompt with its
+// experience included. They must be taken under the sampling temperature,
+// as the trainer's are: at a temperature other than 1, start vLLM with
+// --logprobs-mode processed_logprobs (its default reports the raw
+// log-probs). The servers' kernels and dtype differ from the trainer's,
+// so the ratio of a stripped row also carries that noise, which
+// rollout/logprob_diff measures on every row; a stripped row whose server
+// sent no log-probs falls back to the recomputed ones
+// (actor/exp_recomputed_rows).
 func (r *run) behaviourLogProbs() bool {
-	return r.cfg.Rollout.Engine != EngineRemote && r.cfg.Actor.OffPolicyOldLogProbs != OldLogProbsRecompute
+	return r.cfg.Actor.OffPolicyOldLogProbs != OldLogProbsRecompute
 }
 
 // remotePolicy samples through a fleet of OpenAI-compatible servers and

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -444,5 +445,67 @@ func TestFitRemoteResume(t *testing.T) {
 		// The resumed session unloads the crashed one's last adapter (it
 		// has the run's prefix) and holds only its own newest.
 		t.Fatalf("the server holds %v", held)
+	}
+}
+
+// TestFitRemoteBehaviourLogProbs trains EI (experience in every rollout
+// of a mixed half, stripped for training) through a fake vLLM server with
+// actor.off_policy_old_log_probs rollout: the stripped rows divide by the
+// log-probs the server reported while it sampled with the experience in
+// the prompt, so none is recomputed and the first update's ratio is not 1
+// (ppo_kl is exactly 0 when every old log-prob is the recomputed one).
+// With recompute, every old log-prob is the trainer's own.
+func TestFitRemoteBehaviourLogProbs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a tiny model through a fake server")
+	}
+	for _, mode := range []string{OldLogProbsRollout, OldLogProbsRecompute} {
+		t.Run(mode, func(t *testing.T) {
+			probe := remoteConfig(t)
+			a := newFakeVLLM(t, basePolicies(t, probe))
+			cfg := remoteConfig(t, a.baseURL())
+			cfg.Trainer.OutputDir = probe.Trainer.OutputDir
+			cfg.Trainer.RLSteps = 1
+			cfg.Actor.OffPolicyOldLogProbs = mode
+			cfg.Experience = ExperienceConfig{TrainRolloutMode: "mixed", ValRolloutMode: "woexp", RolloutRatio: 0.5, TrainSampleMode: "alldiscard"}
+			var calls atomic.Int64
+			ones := advantageFunc(func(in AdvantageInput) [][]float32 { return in.LossMask })
+			if _, err := mustNew(t, cfg, Options{Hooks: Hooks{Experience: tipInjector{&calls}, Advantages: ones}}).Fit(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if calls.Load() == 0 {
+				t.Fatal("no rollout got experience")
+			}
+			records, err := runlog.ReadMetrics(filepath.Join(cfg.Trainer.OutputDir, MetricsFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			steps := 0
+			for _, r := range records {
+				if _, ok := r.Value("reward/mean"); !ok {
+					continue
+				}
+				steps++
+				share, _ := r.Value("actor/exp_token_share")
+				kl, _ := r.Value("actor/ppo_kl")
+				recomputed, _ := r.Value("actor/exp_recomputed_rows")
+				if !(share > 0) {
+					t.Fatalf("exp token share %v: nothing was stripped", share)
+				}
+				switch mode {
+				case OldLogProbsRollout:
+					if kl == 0 || recomputed != 0 {
+						t.Errorf("ppo_kl %v with %v rows recomputed; want the servers' log-probs as old ones", kl, recomputed)
+					}
+				case OldLogProbsRecompute:
+					if kl != 0 {
+						t.Errorf("ppo_kl %v, want 0: every old log-prob recomputed", kl)
+					}
+				}
+			}
+			if steps != 1 {
+				t.Fatalf("%d RL step records, want 1", steps)
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -189,4 +190,43 @@ func (f *File) CheckFloats(t testing.TB, caseName, what string, got, want []floa
 			return
 		}
 	}
+}
+
+// Renamed points DirEnvVar, for the rest of the test, at a temporary
+// directory holding a copy of each named fixture file in which every case
+// is renamed "renamed_<index>", plus the extra cases given for that file
+// (appended, renamed the same way). A golden test run after it must pass
+// as it does on the original set: it proves that the test skips or maps
+// cases by their content, never by their names, so that a held-out
+// fixture set with other names (or other cases of the same shapes) runs
+// too. It uses t.Setenv, so the test must not be parallel.
+func Renamed(t testing.TB, files []string, extra map[string][]Case) {
+	t.Helper()
+	dir := t.TempDir()
+	for _, name := range files {
+		f := Load(t, name)
+		raw, err := os.ReadFile(filepath.Join(Dir(t), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var all map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &all); err != nil {
+			t.Fatalf("golden: %s: %v", name, err)
+		}
+		cases := append(slices.Clone(f.Cases), extra[name]...)
+		for i := range cases {
+			cases[i].Name = fmt.Sprintf("renamed_%d", i)
+		}
+		if all["cases"], err = json.Marshal(cases); err != nil {
+			t.Fatal(err)
+		}
+		out, err := json.Marshal(all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv(DirEnvVar, dir)
 }

@@ -3,6 +3,7 @@ package golden
 import (
 	"encoding/json"
 	"math"
+	"strconv"
 	"testing"
 )
 
@@ -65,5 +66,23 @@ func TestFixturesInModule(t *testing.T) {
 		if f.Function == "" || f.Reference == "" {
 			t.Errorf("%s: no function or reference", name)
 		}
+	}
+}
+
+func TestRenamed(t *testing.T) {
+	orig := Load(t, "madness.json")
+	extra := Case{Name: "extra", Inputs: map[string]json.RawMessage{"text": json.RawMessage(`"x"`)}}
+	Renamed(t, []string{"madness.json"}, map[string][]Case{"madness.json": {extra}})
+	f := Load(t, "madness.json")
+	if len(f.Cases) != len(orig.Cases)+1 || f.Function != orig.Function {
+		t.Fatalf("%d cases of %q, want %d of %q", len(f.Cases), f.Function, len(orig.Cases)+1, orig.Function)
+	}
+	for i, c := range f.Cases {
+		if c.Name != "renamed_"+strconv.Itoa(i) {
+			t.Fatalf("case %d named %q", i, c.Name)
+		}
+	}
+	if string(f.Cases[len(f.Cases)-1].Inputs["text"]) != `"x"` {
+		t.Fatalf("extra case lost: %+v", f.Cases[len(f.Cases)-1])
 	}
 }
