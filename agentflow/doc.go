@@ -13,6 +13,15 @@
 // instance is always released, with a fresh short deadline when the
 // caller's context was cancelled.
 //
+// What the Flow takes from each environment step: the observation (the
+// texts of StepResult.State, see Observation) and IsTerminated. Step
+// rewards are not supported: an episode is scored once, when it ends, by
+// the Flow's RewardCalculator (by default the environment's Evaluate), and
+// StepResult.Reward is ignored. A step that does not end the episode but
+// returns a non-zero reward, or no observation at all, is accepted with a
+// warning logged once (see ContractWarnings; a trainer warns once per
+// run).
+//
 // Runner.Run runs many episodes, typically n rollouts of each task of a
 // training batch (Expand), with bounded concurrency and bounded retries
 // with exponential backoff, and returns the results in (data id, rollout id)

@@ -1,9 +1,13 @@
 package agentflow
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"sort"
+	"strings"
+	"unicode"
 
 	"github.com/org/agentevolver/envclient"
 	"github.com/org/agentevolver/envservice"
@@ -166,4 +170,83 @@ func retriable(err error) bool {
 		return true
 	}
 	return false
+}
+
+// MaxFailureKinds bounds the kinds of failure an error of JoinFailures
+// shows; the rest are counted.
+const MaxFailureKinds = 8
+
+// JoinFailures joins errs (nil entries are skipped; nil when none is left)
+// as errors.Join does, except for the message: the errors are grouped by
+// kind, their FailureCause (CauseOf), or for other errors their text with
+// digits dropped (so that "task 3" and "task 17" are one kind), and each
+// kind is shown once with its count and its first error as the example,
+// the most frequent first. errors.Is, errors.As and RolloutErrors see
+// every error. Runner.Run returns its failures this way, so that eighty
+// failed episodes read as a line or two rather than eighty.
+func JoinFailures(errs ...error) error {
+	var kept []error
+	for _, err := range errs {
+		if err != nil {
+			kept = append(kept, err)
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	if len(kept) == 1 {
+		return kept[0]
+	}
+	return &joinedFailures{errs: kept}
+}
+
+// joinedFailures is JoinFailures's error.
+type joinedFailures struct{ errs []error }
+
+// Unwrap returns every error.
+func (j *joinedFailures) Unwrap() []error { return j.errs }
+
+// Error summarises the errors by kind.
+func (j *joinedFailures) Error() string {
+	type kind struct {
+		name    string
+		count   int
+		example error
+	}
+	var kinds []*kind
+	byKey := map[string]*kind{}
+	for _, err := range j.errs {
+		name := string(CauseOf(err))
+		key := name
+		if key == "" {
+			key = "\x00" + strings.Map(func(r rune) rune {
+				if unicode.IsDigit(r) {
+					return -1
+				}
+				return r
+			}, err.Error())
+		}
+		k := byKey[key]
+		if k == nil {
+			k = &kind{name: name, example: err}
+			byKey[key] = k
+			kinds = append(kinds, k)
+		}
+		k.count++
+	}
+	sort.SliceStable(kinds, func(a, b int) bool { return kinds[a].count > kinds[b].count })
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d failures", len(j.errs))
+	if len(kinds) > 1 {
+		fmt.Fprintf(&b, " of %d kinds", len(kinds))
+	}
+	for i, k := range kinds {
+		if i == MaxFailureKinds {
+			fmt.Fprintf(&b, "\n  and %d more kinds", len(kinds)-i)
+			break
+		}
+		name := cmp.Or(k.name, "other")
+		fmt.Fprintf(&b, "\n  %d × %s, for example: %v", k.count, name, k.example)
+	}
+	return b.String()
 }

@@ -92,6 +92,14 @@ type Flow struct {
 	ReleaseTimeout time.Duration
 	// Logger receives diagnostics (zero: discard).
 	Logger *slog.Logger
+	// Warnings, when set, records the environment's contract warnings
+	// (a step with no observation, a reward from a step that did not end
+	// the episode), each logged once for all the Flows that share it: a
+	// trainer shares one per run. Nil: each Flow logs each kind once.
+	Warnings *ContractWarnings
+
+	// ownWarnings is Warnings when that is nil.
+	ownWarnings ContractWarnings
 }
 
 // Rollout asks for one episode.
@@ -296,6 +304,7 @@ func (f *Flow) loop(ctx context.Context, cm contextmgr.ContextManager, instanceI
 			// terminated, as if the task were done, and trained on it.
 			return stepFailure(step, fmt.Errorf("env step: %w", err))
 		}
+		f.checkStep(result, step, log)
 		if sr, ok := cm.(contextmgr.StateRecorder); ok {
 			// The environment's state is the next prompt (per_call).
 			err = sr.RecordState(result.State)
@@ -344,6 +353,27 @@ func (f *Flow) newContext() (contextmgr.ContextManager, error) {
 		cfg.Logger = f.Logger
 	}
 	return contextmgr.New(f.Strategy, cfg)
+}
+
+// checkStep warns (once per kind, see ContractWarnings) about a step
+// result that breaks the Env contract's expectations without failing the
+// episode.
+func (f *Flow) checkStep(result envclient.StepResult, step int, log *slog.Logger) {
+	if result.IsTerminated {
+		return
+	}
+	w := f.Warnings
+	if w == nil {
+		w = &f.ownWarnings
+	}
+	if result.Reward != 0 {
+		w.note(log, WarnStepReward, "agentflow: the environment returned a reward from a step that did not end the episode; step rewards are not used (an episode is scored once, when it ends, by Flow.Reward: by default the environment's Evaluate). Warned once.",
+			"step", step, "reward", result.Reward)
+	}
+	if Observation(result, 1).Content == "" {
+		w.note(log, WarnEmptyObservation, "agentflow: the environment returned no observation for a step that did not end the episode; the policy's next turn follows an empty user turn. Warned once.",
+			"step", step)
+	}
 }
 
 func (f *Flow) rewarder() RewardCalculator {

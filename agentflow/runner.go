@@ -84,8 +84,9 @@ func Expand(tasks []agentevolver.Task, n int) []Rollout {
 // ordered by (DataID, RolloutID), numerically where both are numbers. The
 // error joins a *RolloutError for every rollout that failed all attempts,
 // the context's error when ctx was cancelled (unstarted rollouts are then
-// skipped), and any error writing Trajectories; results are returned
-// alongside it.
+// skipped), and any error writing Trajectories, with JoinFailures: its
+// message shows each cause of failure once, with a count and an example.
+// Results are returned alongside it.
 func (r *Runner) Run(ctx context.Context, rollouts []Rollout) ([]Result, error) {
 	if r.Flow == nil {
 		return nil, fmt.Errorf("%w: Runner needs a Flow", ErrConfig)
@@ -137,7 +138,7 @@ func (r *Runner) Run(ctx context.Context, rollouts []Rollout) ([]Result, error) 
 			}
 		}
 	}
-	return results, errors.Join(errs...)
+	return results, JoinFailures(errs...)
 }
 
 // runWithRetry runs one rollout, retrying failures that another attempt may

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -187,5 +188,37 @@ func TestRolloutErrorsSplitsTheRest(t *testing.T) {
 	}
 	if failed, rest := agentflow.RolloutErrors(nil); failed != nil || rest != nil {
 		t.Errorf("RolloutErrors(nil) = %v, %v", failed, rest)
+	}
+}
+
+// TestRunnerSummarisesFailures checks that the error of eighty failed
+// episodes names each cause once, with its count and one example, while
+// every failure stays reachable.
+func TestRunnerSummarisesFailures(t *testing.T) {
+	env := newCounterEnv(1)
+	env.failCreates = map[string]int{}
+	for i := range 80 {
+		env.failCreates["t"+strconv.Itoa(i)] = 100
+	}
+	r := &agentflow.Runner{Flow: newFlow(env), MaxAttempts: 1}
+	_, err := r.Run(context.Background(), agentflow.Expand(tasks(80), 1))
+	if failed, _ := agentflow.RolloutErrors(err); len(failed) != 80 {
+		t.Fatalf("%d rollout errors, want 80", len(failed))
+	}
+	msg := err.Error()
+	if n := strings.Count(msg, "\n") + 1; n > 3 {
+		t.Errorf("the error has %d lines, want a summary:\n%s", n, msg)
+	}
+	if !strings.Contains(msg, "80 × create") || strings.Count(msg, "failed after") != 1 {
+		t.Errorf("the error does not summarise by cause with one example:\n%s", msg)
+	}
+
+	other := errors.New("disk full on task 7")
+	joined := agentflow.JoinFailures(errors.New("disk full on task 3"), nil, other)
+	if !errors.Is(joined, other) || !strings.Contains(joined.Error(), "2 × other") || strings.Count(joined.Error(), "disk full") != 1 {
+		t.Errorf("JoinFailures = %q", joined)
+	}
+	if agentflow.JoinFailures(nil, nil) != nil {
+		t.Error("JoinFailures of nothing is not nil")
 	}
 }

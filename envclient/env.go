@@ -47,9 +47,14 @@ func (s InitState) InstanceID() string {
 
 // StepResult is the environment's answer to one action.
 type StepResult struct {
-	// State holds the observation messages (the reference sends exactly one).
+	// State holds the observation messages (the reference sends exactly
+	// one). A step that does not end the episode should observe
+	// something: agentflow accepts an empty observation but warns once.
 	State []agentevolver.Message `json:"state"`
-	// Reward is the per-step reward (the trainer scores episodes separately).
+	// Reward is the per-step reward. It is not used: agentflow scores an
+	// episode once, when it ends, through Evaluate (or its
+	// RewardCalculator), and warns once when a step that does not end
+	// the episode returns a non-zero reward.
 	Reward float64 `json:"reward"`
 	// IsTerminated reports that the episode is over.
 	IsTerminated bool `json:"is_terminated"`

@@ -15,7 +15,6 @@ import (
 	"github.com/org/agentevolver/attribution"
 	"github.com/org/agentevolver/contextmgr"
 	"github.com/org/agentevolver/experience"
-	"github.com/org/agentevolver/internal/config"
 	"github.com/org/agentevolver/model"
 	"github.com/org/agentevolver/models"
 	"github.com/org/agentevolver/taskgen/grader"
@@ -394,6 +393,11 @@ type ToolworldConfig struct {
 	Worlds int `yaml:"worlds"`
 	// WorldSeed selects the varied worlds (toolworld.Config.WorldSeed).
 	WorldSeed int64 `yaml:"world_seed"`
+	// TrainReserved keeps in the train split only tasks whose
+	// instruction a pretraining corpus with that reserve share never
+	// showed (toolworld.Config.TrainReserved; pretrain's
+	// corpus.reserve_share); 0 turns it off.
+	TrainReserved float64 `yaml:"train_reserved"`
 }
 
 // ModelConfig chooses the policy.
@@ -716,12 +720,19 @@ type WarmStartConfig struct {
 // AttributionConfig is the reference's
 // attribution_driven_credit_assignment section: a judge labels every step
 // of every sample GOOD or BAD and ADCA-GRPO turns the labels and the
-// outcome into step-level advantages, which replace the GRPO ones for the
-// first adca_grpo.prm_steps RL steps (after which the judge is no longer
-// called: its labels would not affect training).
+// outcome into step-level advantages, which replace the GRPO ones while
+// the RL step, counted from 1 as the reference's global_steps, is below
+// adca_grpo.prm_steps. As in the reference the judge is still called
+// after that, and its prm/* metrics logged, although its labels no longer
+// affect training.
 type AttributionConfig struct {
 	// Enable turns ADCA on.
 	Enable bool `yaml:"enable"`
+	// LLMEvaluationLogDir, when set, receives one judge record per judged
+	// sample (attribution.WriteJudgeRecords: step_NNNNNN/stepNNNNNN_sampleIII_<time>.json,
+	// the reference's llm_evaluation_log_dir); a relative path lies under
+	// trainer.output_dir.
+	LLMEvaluationLogDir string `yaml:"llm_evaluation_log_dir"`
 	// Judge is "oracle" (the environment's envservice.StepOracle: exact
 	// labels, no LLM; toolworld has one) or "llm" (the reference's LLM
 	// judge: Options.JudgeModel, else the endpoint of LLM).
@@ -729,7 +740,7 @@ type AttributionConfig struct {
 	// LLM configures the LLM judge.
 	LLM JudgeLLMConfig `yaml:"llm"`
 	// The allocation scheme's weights (read from this level, as the
-	// reference does).
+	// reference does). Their values are used as given, zeros included.
 	ConsistentScale      float64 `yaml:"consistent_scale"`
 	PosUnconsistentScale float64 `yaml:"pos_unconsistent_scale"`
 	NegUnconsistentScale float64 `yaml:"neg_unconsistent_scale"`
@@ -839,8 +850,14 @@ type JudgeLLMConfig struct {
 }
 
 // ADCAGRPOConfig is the adca_grpo section, with the reference's names and
-// defaults (DefaultConfig sets them).
+// defaults (DefaultConfig sets them). Numbers are used as given: an
+// explicit 0 for fix_base, alpha or total_steps means 0, as in the
+// reference, not the default.
 type ADCAGRPOConfig struct {
+	// EnableADCAMetric judges the steps and logs the prm/* metrics of
+	// judging even when enable is false, which leaves the GRPO advantages
+	// alone (the reference's enable_adca_metric).
+	EnableADCAMetric bool `yaml:"enable_adca_metric"`
 	// PRMScheme is "decouple" or "allocation".
 	PRMScheme string `yaml:"prm_scheme"`
 	// PRMSteps is the number of RL steps during which ADCA replaces the
@@ -851,10 +868,13 @@ type ADCAGRPOConfig struct {
 	// EqualTrajectoryWeight gives every trajectory of a group the same
 	// weight in that z-score, whatever its number of steps.
 	EqualTrajectoryWeight bool `yaml:"equal_trajectory_weight"`
-	// FixBase is a process reward's magnitude (decouple).
+	// FixBase is a process reward's magnitude (decouple); 0 gives no
+	// process reward.
 	FixBase float64 `yaml:"fix_base"`
 	// Alpha weighs process rewards against the outcome, decaying along a
-	// half cosine to AlphaMin over TotalSteps when AlphaCosineDecayEnable.
+	// half cosine to AlphaMin over TotalSteps when AlphaCosineDecayEnable
+	// (progress step/TotalSteps, the step counted from 1; TotalSteps <= 0
+	// means no decay progress).
 	Alpha                  float64 `yaml:"alpha"`
 	AlphaCosineDecayEnable bool    `yaml:"alpha_cosine_decay_enable"`
 	AlphaMin               float64 `yaml:"alpha_min"`
@@ -1048,14 +1068,13 @@ func LoadConfig(files []string, overrides []string) (Config, error) {
 // as FromScratchConfig for an environment of one's own (the shipped base
 // knows only toolworld, and the main job's mechanisms need capabilities
 // that not every environment offers).
+//
+// The original AgentEvolver's keys are accepted too (ReferenceAliases);
+// those with no counterpart here are ignored, and LoadConfigWarnings says
+// which.
 func LoadConfigOver(cfg Config, files []string, overrides []string) (Config, error) {
-	if err := config.LoadFiles(&cfg, files, overrides); err != nil {
-		return Config{}, fmt.Errorf("%w: %w", ErrConfig, err)
-	}
-	if err := cfg.Validate(); err != nil {
-		return Config{}, err
-	}
-	return cfg, nil
+	cfg, _, err := LoadConfigWarnings(cfg, files, overrides)
+	return cfg, err
 }
 
 // Validate checks ranges and names.
@@ -1184,10 +1203,12 @@ func (c Config) Validate() error {
 			errs = append(errs, "exp_manager: "+err.Error())
 		}
 	}
-	if c.Attribution.Enable {
+	if c.Attribution.Enable || c.Attribution.ADCA.EnableADCAMetric {
 		check(c.Attribution.Judge == JudgeOracle || c.Attribution.Judge == JudgeLLM,
 			"attribution_driven_credit_assignment.judge %q: want %q or %q", c.Attribution.Judge, JudgeOracle, JudgeLLM)
-		check(c.Attribution.ADCA.PRMSteps > 0, "attribution_driven_credit_assignment.adca_grpo.prm_steps %d must be > 0 (to train without ADCA set enable: false)", c.Attribution.ADCA.PRMSteps)
+		check(!c.Attribution.Enable || c.Attribution.ADCA.PRMSteps > 1, "attribution_driven_credit_assignment.adca_grpo.prm_steps %d must be > 1: ADCA replaces the advantages of RL steps 1 to prm_steps-1 (to train without ADCA set enable: false)", c.Attribution.ADCA.PRMSteps)
+		check(c.Attribution.LLMEvaluationLogDir == "" || filepath.IsAbs(c.Attribution.LLMEvaluationLogDir) || filepath.IsLocal(c.Attribution.LLMEvaluationLogDir),
+			"attribution_driven_credit_assignment.llm_evaluation_log_dir %q must be absolute or stay inside trainer.output_dir", c.Attribution.LLMEvaluationLogDir)
 		if err := c.Attribution.adcaConfig().Validate(); err != nil {
 			errs = append(errs, "attribution_driven_credit_assignment: "+err.Error())
 		}

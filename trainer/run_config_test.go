@@ -57,7 +57,9 @@ func TestLoadConfigErrors(t *testing.T) {
 		wantInErr string
 	}{
 		{"unknown key", "trainer:\n  rl_stepz: 3\n", nil, `unknown key "trainer.rl_stepz"`},
-		{"unknown section", "critic:\n  lr: 1\n", nil, `unknown key "critic"`},
+		// (critic, a section of the original, is ignored with a warning:
+		// trainer.ReferenceAliases.)
+		{"unknown section", "critics:\n  lr: 1\n", nil, `unknown key "critics"`},
 		{"unknown override", "", []string{"rollout.beams=3"}, `unknown key "rollout.beams"`},
 		{"bad type", "rollout:\n  n: four\n", nil, "n"},
 		{"bad value", "", []string{"rollout.n=0"}, "rollout.n 0 must be > 0"},

@@ -44,12 +44,36 @@ type FailureError struct {
 	Message string
 	// Causes counts the failed episodes per cause.
 	Causes map[agentflow.FailureCause]int
+	// Examples holds the message of the first failed episode of each
+	// cause.
+	Examples map[agentflow.FailureCause]string
 }
 
-// Error implements error.
+// Error implements error. It names every cause once, the most frequent
+// first, with its count and one example.
 func (e *FailureError) Error() string {
-	return fmt.Sprintf("trainer: %s at step %d: %d of %d episodes failed (mostly %s: %s); fix the environment and run again with Resume (--resume)",
-		e.Phase, e.Step, e.Failed, e.Total, e.Cause, e.Message)
+	causes := make([]agentflow.FailureCause, 0, len(e.Causes))
+	for c := range e.Causes {
+		causes = append(causes, c)
+	}
+	slices.SortFunc(causes, func(a, b agentflow.FailureCause) int {
+		return cmp.Or(cmp.Compare(e.Causes[b], e.Causes[a]), strings.Compare(string(a), string(b)))
+	})
+	const fix = "fix the environment and run again with Resume (--resume)"
+	if len(causes) <= 1 {
+		return fmt.Sprintf("trainer: %s at step %d: %d of %d episodes failed (%s: %s); %s",
+			e.Phase, e.Step, e.Failed, e.Total, e.Cause, e.Message, fix)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "trainer: %s at step %d: %d of %d episodes failed; %s; by cause:", e.Phase, e.Step, e.Failed, e.Total, fix)
+	for _, c := range causes {
+		example := e.Examples[c]
+		if example == "" && c == e.Cause {
+			example = e.Message
+		}
+		fmt.Fprintf(&b, "\n  %d × %s, for example: %s", e.Causes[c], c, example)
+	}
+	return b.String()
 }
 
 // Unwrap returns ErrTooManyFailures.
@@ -137,7 +161,7 @@ func (t failureTally) check(phase string, step, total int, maxRatio float64) err
 		return nil
 	}
 	c := t.causes()[0]
-	return &FailureError{Phase: phase, Step: step, Failed: t.failed, Total: total, Cause: c, Message: t.first[c], Causes: t.byCause}
+	return &FailureError{Phase: phase, Step: step, Failed: t.failed, Total: total, Cause: c, Message: t.first[c], Causes: t.byCause, Examples: t.first}
 }
 
 // configFailure returns the first failure that is a configuration error

@@ -190,6 +190,9 @@ type run struct {
 	started         time.Time
 	// silence watches for RL steps with nothing to learn.
 	silence silence
+	// contract makes the Flows of the run warn once per run about an
+	// environment's contract (agentflow.ContractWarnings).
+	contract agentflow.ContractWarnings
 }
 
 // runState is what a checkpoint records besides weights and optimiser
@@ -422,9 +425,9 @@ func (t *Trainer) open(ctx context.Context) (_ *run, err error) {
 	if err := r.setupExperience(cfg, t.opts); err != nil {
 		return nil, err
 	}
-	if cfg.Attribution.Enable {
+	if cfg.Attribution.Enable || cfg.Attribution.ADCA.EnableADCAMetric {
 		if r.hooks.Advantages != nil {
-			return nil, fmt.Errorf("%w: Hooks.Advantages and attribution_driven_credit_assignment.enable both replace the GRPO advantages; choose one", ErrConfig)
+			return nil, fmt.Errorf("%w: Hooks.Advantages and attribution_driven_credit_assignment (enable or adca_grpo.enable_adca_metric) both take the advantage hook; choose one", ErrConfig)
 		}
 		est, err := newADCA(cfg, t.opts, r.env.impl, r.backend, r.log)
 		if err != nil {
@@ -582,6 +585,7 @@ func (r *run) flow(policy llm.ChatModel, temperature float64) *agentflow.Flow {
 		Sparse:     ro.Sparse,
 		Experience: r.hooks.Experience,
 		Logger:     r.log,
+		Warnings:   &r.contract,
 	}
 }
 

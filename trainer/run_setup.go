@@ -176,7 +176,7 @@ func checkCapabilities(cfg Config, e *environment) error {
 	if _, ok := e.impl.(envservice.TaskMetadataProvider); !ok && cfg.Data.MaxDifficulty > 0 {
 		missing = append(missing, fmt.Sprintf("data.max_difficulty=%d filters by task difficulty (envservice.TaskMetadataProvider); set data.max_difficulty: 0", cfg.Data.MaxDifficulty))
 	}
-	if _, ok := e.impl.(envservice.StepOracle); !ok && cfg.Attribution.Enable && cfg.Attribution.Judge == JudgeOracle {
+	if _, ok := e.impl.(envservice.StepOracle); !ok && (cfg.Attribution.Enable || cfg.Attribution.ADCA.EnableADCAMetric) && cfg.Attribution.Judge == JudgeOracle {
 		missing = append(missing, "attribution_driven_credit_assignment.judge=oracle labels steps with the environment's step oracle (envservice.StepOracle); set judge: llm")
 	}
 	if len(missing) == 0 {

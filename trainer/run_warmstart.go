@@ -93,7 +93,7 @@ func (r *run) demonstrations(ctx context.Context) ([]agentevolver.Sample, error)
 		return nil, fmt.Errorf("%w: no training tasks to demonstrate", ErrConfig)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("trainer: no usable demonstration (%d failed): %w", skipped, errors.Join(errs...))
+		return nil, fmt.Errorf("trainer: no usable demonstration (%d failed): %w", skipped, agentflow.JoinFailures(errs...))
 	}
 	return out, nil
 }

@@ -112,6 +112,10 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	warmup := fs.Int("warmup", 2, "untimed warm-up steps")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed steps to this file")
 	opProfile := fs.Int("op-profile", 0, "time every op of the timed steps (gofast backend) and print the `N` costliest kinds to stderr")
+	if len(args) > 0 && isHelpFlag(args[0]) {
+		fs.Usage()
+		return errHelp
+	}
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		fs.Usage()
 		return errors.New("bench: name what to measure")

@@ -28,5 +28,6 @@
 //	           --config FILE --devices N --device-memory SIZE [--dtype bf16] [--lora-r R]
 //	arena      Avalon tournaments and the web page: arena run|show|serve
 //
-// Run "agentevolver <command> -h" for the flags of a command.
+// Run "agentevolver help <command>" (or "agentevolver <command> -h") for the
+// flags of a command and "agentevolver --version" for the version.
 package main

@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/org/agentevolver/trainer"
@@ -22,6 +24,18 @@ func init() {
 func runEval(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage: agentevolver eval --checkpoint DIR [--split S] [--k K] [--tasks N] [flags]
+
+Validate a saved policy (a run's final/ directory, or any policy directory
+in Hugging Face format) on a task split: K rollouts per task, and the
+success rate, avg@k, best@k and pass@k as one JSON line. The environment
+and sampling settings come from the configuration, as for train.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
 	var configs, sets stringList
 	fs.Var(&configs, "config", "YAML configuration file, layered over the defaults (repeatable)")
 	fs.Var(&sets, "set", "override one key, for example --set rollout.val_temperature=0.7 (repeatable)")
@@ -40,10 +54,14 @@ func runEval(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	if *k < 0 || *tasks < 0 {
 		return fmt.Errorf("--k and --tasks must be >= 0")
 	}
-	cfg, err := trainer.LoadConfig(configs, sets)
+	if err := checkCheckpointDir(*checkpoint); err != nil {
+		return err
+	}
+	cfg, warnings, err := trainer.LoadConfigWarnings(trainer.DefaultConfig(), configs, sets)
 	if err != nil {
 		return err
 	}
+	printWarnings(stderr, "eval", warnings)
 	cfg.Env.Token = envToken(cfg.Env.Token)
 	log, err := newLogger(stderr, *logLevel)
 	if err != nil {
@@ -70,9 +88,27 @@ func runEval(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	if *split == "" {
 		*split = cfg.Data.ValSplit
 	}
+	if *tasks > stats.Tasks {
+		fmt.Fprintf(stderr, "agentevolver eval: warning: --tasks %d asked for more tasks than split %q has: evaluated all %d\n", *tasks, *split, stats.Tasks)
+	}
 	enc := json.NewEncoder(stdout)
 	return enc.Encode(map[string]any{
 		"checkpoint": *checkpoint, "split": *split, "tasks": stats.Tasks, "k": stats.K,
 		"success": stats.Success, "avg_at_k": stats.AvgAtK, "best_at_k": stats.BestAtK, "pass_at_k": stats.PassAtK,
 	})
+}
+
+// checkCheckpointDir reports a --checkpoint that is not a directory, before
+// anything inside it (tokenizer.json, config.json) is looked for.
+func checkCheckpointDir(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("--checkpoint %s: the directory does not exist", dir)
+	case err != nil:
+		return fmt.Errorf("--checkpoint: %w", err)
+	case !fi.IsDir():
+		return fmt.Errorf("--checkpoint %s is not a directory (want a policy directory such as runs/NAME/final)", dir)
+	}
+	return nil
 }

@@ -27,6 +27,12 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// isHelpFlag reports -h, -help or --help, which ask a command for its
+// usage.
+func isHelpFlag(arg string) bool {
+	return arg == "-h" || arg == "-help" || arg == "--help" || arg == "--h"
+}
+
 // startCPUProfile writes a CPU profile to path until the returned stop
 // function is called. An empty path profiles nothing.
 func startCPUProfile(path string) (stop func(), err error) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"syscall"
 )
@@ -38,8 +39,23 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) > 1 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+		// "help train" is "train -h".
+		if _, ok := commands[args[1]]; ok {
+			args = []string{args[1], "-h"}
+		}
+	}
+	switch {
+	case len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help":
+		if len(args) > 1 {
+			fmt.Fprintf(stderr, "agentevolver: unknown command %q\n\n", args[1])
+			usage(stderr)
+			return 2
+		}
 		usage(stdout)
+		return 0
+	case args[0] == "version" || args[0] == "--version" || args[0] == "-version" || args[0] == "-v":
+		fmt.Fprintln(stdout, versionLine())
 		return 0
 	}
 	c, ok := commands[args[0]]
@@ -68,5 +84,45 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, `Run "agentevolver <command> -h" for the flags of a command.`)
+	fmt.Fprintln(w, `Run "agentevolver help <command>" (or "agentevolver <command> -h") for the flags of a command,`)
+	fmt.Fprintln(w, `"agentevolver --version" for the version.`)
+}
+
+// versionLine describes the build: the module's version (a tagged release,
+// a pseudo-version, or "(devel)" for a build from a checkout), the VCS
+// revision and time when the build recorded them, and the Go version.
+func versionLine() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "agentevolver (no build information)"
+	}
+	version := info.Main.Version
+	if version == "" {
+		version = "(devel)"
+	}
+	var rev, at, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = ", modified"
+			}
+		}
+	}
+	line := "agentevolver " + version
+	if rev != "" {
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		line += fmt.Sprintf(" (commit %s%s", rev, dirty)
+		if at != "" {
+			line += ", " + at
+		}
+		line += ")"
+	}
+	return line + " " + info.GoVersion
 }

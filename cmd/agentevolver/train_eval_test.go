@@ -62,6 +62,19 @@ func TestTrainThenEval(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil || res.Tasks != 2 || res.K != 2 || res.Success == nil {
 		t.Fatalf("eval printed %q (%v)", out.String(), err)
 	}
+	// More tasks than the split has: all of them, and a word saying so.
+	out.Reset()
+	errOut.Reset()
+	if err := runEval(context.Background(), append(tinyRun(dir), "--checkpoint", filepath.Join(dir, trainer.FinalModelDir), "--tasks", "50"), nil, &out, &errOut); err != nil {
+		t.Fatalf("eval --tasks 50: %v\n%s", err, errOut.String())
+	}
+	// (val_size 6 over three levels, max_level 1: two tasks.)
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil || res.Tasks != 2 {
+		t.Fatalf("eval --tasks 50 printed %q (%v), want the split's 2 tasks", out.String(), err)
+	}
+	if !strings.Contains(errOut.String(), "--tasks 50 asked for more tasks") || !strings.Contains(errOut.String(), "all 2") {
+		t.Errorf("eval --tasks 50 ran 6 tasks without a word:\n%s", errOut.String())
+	}
 	f, err := os.Open(transcripts)
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +94,8 @@ func TestEvalErrors(t *testing.T) {
 	}{
 		{"no checkpoint", nil, "--checkpoint is required"},
 		{"negative k", []string{"--checkpoint", "x", "--k", "-1"}, "must be >= 0"},
-		{"unknown key", []string{"--checkpoint", "x", "--set", "rollout.nn=2"}, `unknown key "rollout.nn"`},
+		{"unknown key", []string{"--checkpoint", t.TempDir(), "--set", "rollout.nn=2"}, `unknown key "rollout.nn"`},
+		{"missing checkpoint directory", []string{"--checkpoint", filepath.Join(t.TempDir(), "no-such-run", "final")}, "the directory does not exist"},
 		{"unwritable transcripts", []string{"--checkpoint", t.TempDir(), "--trajectories", filepath.Join(t.TempDir(), "no", "such", "dir", "x.jsonl")}, "no such file"},
 	}
 	for _, tt := range tests {

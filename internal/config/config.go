@@ -29,15 +29,21 @@ type Layer struct {
 // LoadFiles reads the named YAML files and applies them with overrides; see
 // Apply.
 func LoadFiles(out any, files []string, overrides []string) error {
+	_, err := LoadFilesWith(out, files, overrides, Options{})
+	return err
+}
+
+// LoadFilesWith is LoadFiles with options; see ApplyWith.
+func LoadFilesWith(out any, files []string, overrides []string, opts Options) (warnings []string, err error) {
 	layers := make([]Layer, 0, len(files))
 	for _, name := range files {
 		data, err := readBounded(name)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		layers = append(layers, Layer{Name: name, YAML: data})
 	}
-	return Apply(out, layers, overrides)
+	return ApplyWith(out, layers, overrides, opts)
 }
 
 func readBounded(name string) ([]byte, error) {
@@ -58,55 +64,115 @@ func readBounded(name string) ([]byte, error) {
 // [CheckYAML] before it is decoded, so that no text costs more than time
 // linear in its size (alias bombs, too many keys and deep nesting are
 // errors wrapping [ErrAliasExpansion] or [ErrTooComplex]), and a panic of
-// the YAML decoder is an error wrapping [ErrInvalid].
+// the YAML decoder is an error wrapping [ErrInvalid]. A value of the wrong
+// type is reported with its key and where it was set: the layer's name
+// and line, or the override.
 func Apply(out any, layers []Layer, overrides []string) error {
+	_, err := ApplyWith(out, layers, overrides, Options{})
+	return err
+}
+
+// ApplyWith is Apply with options: keys of another schema mapped to out's
+// through opts.Aliases. It returns one warning per layer (and per
+// override) that set keys the aliases mark as having no counterpart,
+// naming them; those keys are ignored.
+func ApplyWith(out any, layers []Layer, overrides []string, opts Options) (warnings []string, err error) {
 	rv := reflect.ValueOf(out)
 	if rv.Kind() != reflect.Pointer || rv.Elem().Kind() != reflect.Struct {
-		return fmt.Errorf("config: Apply needs a pointer to a struct, got %T", out)
+		return nil, fmt.Errorf("config: Apply needs a pointer to a struct, got %T", out)
 	}
+	root := rv.Elem().Type()
 	tree, err := toTree(out)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	origins := map[string]string{}
+	ignoredTree := map[string]any{} // the ignored keys' values, for placeholders
 	for _, l := range layers {
 		doc, err := decodeAny(l.YAML)
 		if err != nil {
-			return fmt.Errorf("%w: %s: %w", ErrInvalid, l.Name, err)
+			return nil, fmt.Errorf("%w: %s: %w", ErrInvalid, l.Name, err)
 		}
 		if doc == nil {
 			continue
 		}
 		m, ok := normalize(doc).(map[string]any)
 		if !ok {
-			return fmt.Errorf("%w: %s: the top level must be a mapping", ErrInvalid, l.Name)
+			return nil, fmt.Errorf("%w: %s: the top level must be a mapping", ErrInvalid, l.Name)
+		}
+		written := m
+		m, ignored, err := rewriteLayer(root, opts.Aliases, l, m, origins)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range ignored {
+			v, _ := lookupPath(written, k)
+			setPath(ignoredTree, k, v)
+		}
+		if len(ignored) > 0 {
+			warnings = append(warnings, fmt.Sprintf("%s: ignored %s with no counterpart here: %s", l.Name, plural(len(ignored), "key"), strings.Join(ignored, ", ")))
 		}
 		merge(tree, m)
 	}
 	for _, o := range overrides {
+		given := o
+		if key, raw, ok := strings.Cut(o, "="); ok {
+			key = strings.TrimSpace(key)
+			dest, ignored := aliasPath(root, opts.Aliases, key)
+			if ignored {
+				warnings = append(warnings, fmt.Sprintf("override %q: ignored key %s with no counterpart here", o, key))
+				continue
+			}
+			if dest != key {
+				o = dest + "=" + raw
+			}
+			origins[dest] = fmt.Sprintf("the override %q", given)
+		}
 		if err := setOverride(tree, o); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if err := checkKeys(tree, rv.Elem().Type(), ""); err != nil {
-		return err
+	if err := checkKeys(tree, root, ""); err != nil {
+		return nil, err
 	}
 	if err := checkTreeKeys(tree, ""); err != nil {
-		return err
+		return nil, err
 	}
-	if err := resolvePlaceholders(tree); err != nil {
-		return err
+	// A placeholder may name a key by its alias (the other schema's
+	// files refer to their own keys), even one that is ignored.
+	fallback := func(ref string) (any, bool) {
+		if dest, ignoredKey := aliasPath(root, opts.Aliases, ref); !ignoredKey && dest != ref {
+			return lookupPath(tree, dest)
+		}
+		return lookupPath(ignoredTree, ref)
+	}
+	if err := resolvePlaceholdersWith(tree, fallback); err != nil {
+		return nil, err
 	}
 	data, err := encode(tree)
 	if err != nil {
-		return fmt.Errorf("config: encode merged configuration: %w", err)
+		return nil, fmt.Errorf("config: encode merged configuration: %w", err)
 	}
-	fresh := reflect.New(rv.Elem().Type())
+	fresh := reflect.New(root)
 	fresh.Elem().Set(rv.Elem())
 	if err := decodeStrict(data, fresh.Interface()); err != nil {
-		return err
+		// The decoder's position is in the merged text, which no user
+		// wrote: name the key and where it was set instead.
+		if lerr := locateTypeError(tree, root, "", origins); lerr != nil {
+			return nil, lerr
+		}
+		return nil, err
 	}
 	rv.Elem().Set(fresh.Elem())
-	return nil
+	return warnings, nil
+}
+
+// plural returns "1 key" or "n keys".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // toTree encodes the defaults as a generic tree of maps.
@@ -163,6 +229,22 @@ func merge(dst, src map[string]any) {
 	}
 }
 
+// setPath sets the value at dotted path key of tree, replacing whatever
+// is in the way.
+func setPath(tree map[string]any, key string, v any) {
+	path := strings.Split(key, ".")
+	node := tree
+	for _, p := range path[:len(path)-1] {
+		next, ok := node[p].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			node[p] = next
+		}
+		node = next
+	}
+	node[path[len(path)-1]] = v
+}
+
 // setOverride applies one "a.b.c=value" override; value is a YAML scalar or
 // flow collection ("3", "true", "[1, 2]", "text").
 func setOverride(tree map[string]any, o string) error {
@@ -187,6 +269,12 @@ func setOverride(tree map[string]any, o string) error {
 			value = normalize(parsed) // typed: numbers, bools, lists, null
 		} // else not YAML: keep the text as it is
 	}
+	return setOverrideValue(tree, path, value, o)
+}
+
+// setOverrideValue sets path of tree to value; o names the override in
+// errors.
+func setOverrideValue(tree map[string]any, path []string, value any, o string) error {
 	node := tree
 	for i, p := range path[:len(path)-1] {
 		next, ok := node[p].(map[string]any)
@@ -268,13 +356,21 @@ var placeholder = regexp.MustCompile(`\$\{([A-Za-z0-9_.\-]+)\}`)
 // at a.b. A string that is exactly one placeholder takes the referenced
 // value with its type. References may chain; cycles are errors.
 func resolvePlaceholders(tree map[string]any) error {
-	r := resolver{root: tree, active: map[string]bool{}}
+	return resolvePlaceholdersWith(tree, nil)
+}
+
+// resolvePlaceholdersWith is resolvePlaceholders with a fallback for
+// references the tree does not hold (nil: none): it returns the
+// reference's value, or false.
+func resolvePlaceholdersWith(tree map[string]any, fallback func(ref string) (any, bool)) error {
+	r := resolver{root: tree, active: map[string]bool{}, fallback: fallback}
 	return r.walk(tree, "")
 }
 
 type resolver struct {
-	root   map[string]any
-	active map[string]bool
+	root     map[string]any
+	active   map[string]bool
+	fallback func(ref string) (any, bool)
 }
 
 func (r *resolver) walk(node map[string]any, prefix string) error {
@@ -306,19 +402,31 @@ func (r *resolver) walk(node map[string]any, prefix string) error {
 	return nil
 }
 
+// lookupPath returns the value at dotted path ref of tree.
+func lookupPath(tree map[string]any, ref string) (any, bool) {
+	var cur any = tree
+	for _, p := range strings.Split(ref, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = m[p]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
 func (r *resolver) lookup(ref, from string) (any, error) {
 	if r.active[ref] {
 		return nil, fmt.Errorf("%w: placeholder cycle through ${%s} (in %s)", ErrInvalid, ref, from)
 	}
-	var cur any = r.root
-	for _, p := range strings.Split(ref, ".") {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("%w: %s refers to unknown key ${%s}", ErrInvalid, from, ref)
-		}
-		if cur, ok = m[p]; !ok {
-			return nil, fmt.Errorf("%w: %s refers to unknown key ${%s}", ErrInvalid, from, ref)
-		}
+	cur, ok := lookupPath(r.root, ref)
+	if !ok && r.fallback != nil {
+		cur, ok = r.fallback(ref)
+	}
+	if !ok {
+		return nil, fmt.Errorf("%w: %s refers to unknown key ${%s}", ErrInvalid, from, ref)
 	}
 	if s, ok := cur.(string); ok {
 		r.active[ref] = true

@@ -162,5 +162,88 @@ func FuzzApply(f *testing.F) {
 		if errors.Is(err, ErrAliasExpansion) && !bytes.ContainsAny(doc, "*<") && !strings.ContainsAny(override, "*<") {
 			t.Fatalf("ErrAliasExpansion without an alias or merge key: %v", err)
 		}
+		// The same through a table of aliases must return too, and
+		// leave the configuration unchanged on error.
+		cfg = defaults()
+		aliases := map[string]string{"a": "trainer", "a.b": "optim.lr", "a.*": "", "x": "", "y.z": "seed", "y.*": ""}
+		if _, err := ApplyWith(&cfg, []Layer{{Name: "fuzz", YAML: doc}}, []string{override}, Options{Aliases: aliases}); err != nil && !reflect.DeepEqual(cfg, defaults()) {
+			t.Fatalf("ApplyWith failed (%v) but changed the configuration: %+v", err, cfg)
+		}
 	})
+}
+
+func TestTypeErrorNamesKeyAndUserFile(t *testing.T) {
+	cfg := defaults()
+	user := "# mine\ntrainer:\n  experiment_name: mine\n  total_steps: ten\n"
+	err := Apply(&cfg, []Layer{{Name: "user.yaml", YAML: []byte(user)}}, nil)
+	if !errors.Is(err, ErrInvalid) {
+		t.Fatalf("err = %v, want ErrInvalid", err)
+	}
+	for _, want := range []string{"trainer.total_steps", "user.yaml:4", `"ten"`, "an integer"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
+	}
+	if cfg.Trainer.ExperimentName != "demo" {
+		t.Errorf("cfg changed on error: %+v", cfg)
+	}
+	err = Apply(&cfg, []Layer{{Name: "user.yaml", YAML: []byte("seed: 3\n")}}, []string{"optim.lr=fast"})
+	if err == nil || !strings.Contains(err.Error(), "optim.lr") || !strings.Contains(err.Error(), `override "optim.lr=fast"`) {
+		t.Fatalf("override type error = %v, want the key and the override named", err)
+	}
+}
+
+func TestApplyWithAliases(t *testing.T) {
+	aliases := map[string]string{
+		"other.optim":             "optim",
+		"other.optim.decay":       "optim.weight_decay",
+		"other.optim.fsdp":        "",
+		"trainer.legacy":          "",
+		"trainer.steps":           "trainer.total_steps",
+		"trainer.experiment_name": "", // never shadows a key of our own
+		"hydra":                   "",
+	}
+	cfg := defaults()
+	warnings, err := ApplyWith(&cfg, []Layer{{Name: "theirs.yaml", YAML: []byte(`hydra:
+  searchpath: [x]
+trainer:
+  experiment_name: theirs
+  steps: 7
+  legacy: true
+other:
+  optim:
+    lr: 0.5
+    decay: 0.25
+    fsdp: {offload: true}
+`)}}, []string{"trainer.legacy=1", "other.optim.lr=0.75"}, Options{Aliases: aliases})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Trainer.ExperimentName != "theirs" || cfg.Trainer.TotalSteps != 7 || cfg.Optim.LR != 0.75 || cfg.Optim.WeightDecay != 0.25 {
+		t.Fatalf("aliases not applied: %+v", cfg)
+	}
+	if len(warnings) != 2 || !strings.Contains(warnings[0], "theirs.yaml") ||
+		!strings.Contains(warnings[0], "hydra, other.optim.fsdp, trainer.legacy") || !strings.Contains(warnings[1], "trainer.legacy") {
+		t.Fatalf("warnings = %q", warnings)
+	}
+
+	// Typos of our own keys stay errors; so do unknown keys of theirs.
+	for _, doc := range []string{"trainer:\n  total_stpes: 3\n", "other:\n  optim:\n    momentum: 0.9\n"} {
+		cfg := defaults()
+		if _, err := ApplyWith(&cfg, []Layer{{Name: "typo.yaml", YAML: []byte(doc)}}, nil, Options{Aliases: aliases}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "unknown key") {
+			t.Errorf("%q: err = %v, want an unknown key", doc, err)
+		}
+	}
+	// One key set both ways in one layer is an error.
+	cfg = defaults()
+	_, err = ApplyWith(&cfg, []Layer{{Name: "both.yaml", YAML: []byte("trainer:\n  total_steps: 3\n  steps: 4\n")}}, nil, Options{Aliases: aliases})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "both set trainer.total_steps") {
+		t.Fatalf("err = %v, want both set", err)
+	}
+	// A type error through an alias names the key as written.
+	cfg = defaults()
+	_, err = ApplyWith(&cfg, []Layer{{Name: "theirs.yaml", YAML: []byte("other:\n  optim:\n    decay: high\n")}}, nil, Options{Aliases: aliases})
+	if err == nil || !strings.Contains(err.Error(), "optim.weight_decay (set in theirs.yaml:3, as other.optim.decay)") {
+		t.Fatalf("err = %v", err)
+	}
 }
