@@ -223,6 +223,9 @@ func (c Card) Markdown() string {
 		p("Episodes of the expert on toolworld's classic world (its own app, API and argument names; the\n")
 		p("system prompt is one line, so the policy knows the tools by heart rather than reading them), over\n")
 		p("%d generated tasks per split; the held-out tasks below are left out of the corpus and its examples. ", co.TasksPerSplit)
+		if co.ReserveShare > 0 {
+			p("%.0f%% of all instructions (toolworld.ReservedInstruction) are reserved: left out of the corpus and its examples, for reinforcement learning to practise on tasks never imitated (the trainer's env.toolworld.train_reserved: %v). ", 100*co.ReserveShare, co.ReserveShare)
+		}
 	}
 	p("%.0f%% of the episodes solve hindsight tasks (the goal a random walk of 1 to %d calls\n", 100*co.HindsightShare, co.WalkSteps)
 	p("reached); %.0f%% carry 1 to %d worked examples in the trainer's experience template, %.0f%% of those\n", 100*co.ExampleShare, co.MaxExamples, 100*co.RelevantShare)

@@ -91,6 +91,15 @@ type CorpusConfig struct {
 	FocusStart       float64 `yaml:"focus_start"`
 	FocusEpisodes    int64   `yaml:"focus_episodes"`
 	FocusDistractors int     `yaml:"focus_distractors"`
+	// ReserveShare is the share of instructions (toolworld's
+	// ReservedInstruction) kept out of the corpus, as its episodes and as
+	// worked examples: the tasks that reinforcement learning from this
+	// policy can practise on without having imitated them (the trainer's
+	// env.toolworld.train_reserved with the same share). In a classic
+	// world the corpus otherwise covers nearly every instruction of a
+	// level: a train split drawn afresh is then one the policy learnt by
+	// heart. 0 reserves nothing.
+	ReserveShare float64 `yaml:"reserve_share"`
 }
 
 // TrainConfig is the optimisation schedule: AdamW with a linear warm-up
@@ -239,7 +248,7 @@ func (c Config) Validate() error {
 	co := c.Corpus
 	check(co.Worlds >= 0, "corpus.worlds %d must be >= 0", co.Worlds)
 	check(co.TasksPerSplit >= 3, "corpus.tasks_per_split %d must be >= 3", co.TasksPerSplit)
-	check(share(co.HindsightShare) && share(co.ExampleShare) && share(co.RelevantShare) && share(co.SameTaskShare),
+	check(share(co.ReserveShare) && co.ReserveShare < 1 && share(co.HindsightShare) && share(co.ExampleShare) && share(co.RelevantShare) && share(co.SameTaskShare),
 		"corpus shares must be in [0, 1]")
 	check(co.WalkSteps >= 1, "corpus.walk_steps %d must be >= 1", co.WalkSteps)
 	check(co.MaxExamples >= 1, "corpus.max_examples %d must be >= 1", co.MaxExamples)

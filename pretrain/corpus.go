@@ -39,7 +39,8 @@ type corpus struct {
 }
 
 // newCorpus builds the corpus environment and indexes its tasks, leaving
-// out every task whose instruction is in heldOut (the held-out tasks the
+// out every task whose instruction is reserved (CorpusConfig.ReserveShare)
+// or in heldOut (the held-out tasks the
 // card and the trainer's validation measure): in a classic world the
 // level-1 instructions are few, and a held-out task the corpus imitated, or
 // showed solved as a worked example, would not be held out.
@@ -61,14 +62,14 @@ func newCorpus(ctx context.Context, cfg CorpusConfig, seed int64, systemPrompt s
 		if err != nil {
 			return nil, err
 		}
-		if !heldOut[info.Instruction] {
+		if !heldOut[info.Instruction] && !toolworld.ReservedInstruction(info.Instruction, cfg.ReserveShare) {
 			c.train = append(c.train, id)
 		}
 	}
 	if len(c.train) == 0 {
 		return nil, fmt.Errorf("%w: every corpus task is held out", ErrConfig)
 	}
-	if c.pool, err = newExamplePool(ctx, env, heldOut); err != nil {
+	if c.pool, err = newExamplePool(ctx, env, heldOut, cfg.ReserveShare); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -156,8 +157,8 @@ type examplePool struct {
 }
 
 // newExamplePool indexes env's tasks except those whose instruction is in
-// heldOut.
-func newExamplePool(ctx context.Context, env *toolworld.Env, heldOut map[string]bool) (*examplePool, error) {
+// heldOut or reserved with reserveShare (toolworld.ReservedInstruction).
+func newExamplePool(ctx context.Context, env *toolworld.Env, heldOut map[string]bool, reserveShare float64) (*examplePool, error) {
 	p := &examplePool{byWorld: map[int][]toolworld.TaskInfo{}}
 	for _, split := range []string{toolworld.SplitTrain, toolworld.SplitVal, toolworld.SplitTest} {
 		ids, err := env.TaskIDs(ctx, split, nil)
@@ -169,7 +170,7 @@ func newExamplePool(ctx context.Context, env *toolworld.Env, heldOut map[string]
 			if err != nil {
 				return nil, err
 			}
-			if !heldOut[info.Instruction] {
+			if !heldOut[info.Instruction] && !toolworld.ReservedInstruction(info.Instruction, reserveShare) {
 				p.byWorld[info.World] = append(p.byWorld[info.World], info)
 			}
 		}

@@ -62,7 +62,7 @@ func newEvaluator(ctx context.Context, cfg Config, ctxCfg contextmgr.Config, log
 	if err != nil {
 		return nil, err
 	}
-	pool, err := newExamplePool(ctx, env, nil)
+	pool, err := newExamplePool(ctx, env, nil, 0)
 	if err != nil {
 		rp.close()
 		return nil, err

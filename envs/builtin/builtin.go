@@ -65,17 +65,18 @@ func openToolworld(ctx context.Context, cfg trainer.EnvConfig, log *slog.Logger)
 	}
 	tc := cfg.Toolworld
 	env, err := toolworld.New(toolworld.Config{
-		Seed:         tc.Seed,
-		Compact:      tc.Compact,
-		SystemPrompt: tc.SystemPrompt,
-		TrainSize:    tc.TrainSize,
-		ValSize:      tc.ValSize,
-		TestSize:     tc.TestSize,
-		MaxLevel:     tc.MaxLevel,
-		MinLevel:     tc.MinLevel,
-		Worlds:       tc.Worlds,
-		WorldSeed:    tc.WorldSeed,
-		Logger:       log,
+		Seed:          tc.Seed,
+		Compact:       tc.Compact,
+		SystemPrompt:  tc.SystemPrompt,
+		TrainSize:     tc.TrainSize,
+		ValSize:       tc.ValSize,
+		TestSize:      tc.TestSize,
+		MaxLevel:      tc.MaxLevel,
+		MinLevel:      tc.MinLevel,
+		Worlds:        tc.Worlds,
+		WorldSeed:     tc.WorldSeed,
+		TrainReserved: tc.TrainReserved,
+		Logger:        log,
 	})
 	if err != nil {
 		return nil, err // not a nil *toolworld.Env in a non-nil interface

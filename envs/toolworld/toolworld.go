@@ -3,6 +3,7 @@ package toolworld
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"strings"
 
@@ -102,9 +103,22 @@ type Config struct {
 	// chance too small to matter), which keeps the worlds of an
 	// evaluation unseen by a corpus drawn with another seed.
 	WorldSeed int64
+	// TrainReserved, when positive (at most 1), keeps in the train split
+	// only the tasks whose instruction is reserved with that share
+	// (ReservedInstruction): the instructions a pretraining corpus built
+	// with the same reserve share never showed, so that reinforcement
+	// learning practises on tasks the policy never imitated. Train tasks
+	// are drawn until TrainSize of them are reserved; the val and test
+	// splits are unchanged.
+	TrainReserved float64
 	// Logger receives debug records; nil discards them.
 	Logger *slog.Logger
 }
+
+// maxReservedDraws bounds, per task kept, the train tasks drawn under
+// Config.TrainReserved: a share so small that no instruction falls in it
+// would otherwise keep New drawing for ever.
+const maxReservedDraws = 100
 
 // Env is the toolworld environment: a fixed, generated set of tasks over
 // four small apps. It implements envservice.Environment and every optional
@@ -196,13 +210,25 @@ func New(cfg Config) (*Env, error) {
 	if cfg.SystemPrompt != "" {
 		e.system = cfg.SystemPrompt
 	}
+	if cfg.TrainReserved < 0 || cfg.TrainReserved > 1 {
+		return nil, fmt.Errorf("toolworld: train reserved share %v outside 0..1", cfg.TrainReserved)
+	}
 	seen := map[string]bool{}
 	for code, split := range []string{SplitTest, SplitVal, SplitTrain} {
-		for i := 0; i < sizes[split]; i++ {
+		for i, kept := 0, 0; kept < sizes[split]; i++ {
+			filtered := split == SplitTrain && cfg.TrainReserved > 0
+			if filtered && i >= maxReservedDraws*(sizes[split]+1) {
+				return nil, fmt.Errorf("toolworld: only %d of %d train tasks in %d draws have a reserved instruction (share %v); ask for fewer or a larger share",
+					kept, sizes[split], i, cfg.TrainReserved)
+			}
 			t, err := e.generate(uint64(cfg.Seed), uint64(code+1), split, i, seen)
 			if err != nil {
 				return nil, err
 			}
+			if filtered && !ReservedInstruction(t.info.Instruction, cfg.TrainReserved) {
+				continue
+			}
+			kept++
 			e.tasks[t.info.ID] = t
 			e.splits[split] = append(e.splits[split], t.info.ID)
 			if (cfg.MaxLevel == 0 || t.info.Level <= cfg.MaxLevel) && t.info.Level >= cfg.MinLevel {
@@ -211,6 +237,19 @@ func New(cfg Config) (*Env, error) {
 		}
 	}
 	return e, nil
+}
+
+// ReservedInstruction reports whether instruction falls in the reserved
+// share of all instructions: its FNV-1a hash, read as a fraction of 2^64,
+// is below share. The choice depends on the words alone, so a corpus and
+// an environment of any seed agree on it.
+func ReservedInstruction(instruction string, share float64) bool {
+	if share <= 0 {
+		return false
+	}
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(instruction))
+	return float64(h.Sum64())/(1<<64) < share
 }
 
 // maxAttempts bounds the redraws of a task that repeats an earlier one.
