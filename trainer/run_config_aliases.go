@@ -151,6 +151,10 @@ func LoadConfigWarnings(cfg Config, files []string, overrides []string) (Config,
 	if err != nil {
 		return Config{}, nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
+	// The original (and vLLM) write "no top-k" as -1; here it is 0.
+	if cfg.Rollout.TopK == -1 {
+		cfg.Rollout.TopK = 0
+	}
 	if err := cfg.Validate(); err != nil {
 		return Config{}, nil, err
 	}

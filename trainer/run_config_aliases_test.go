@@ -50,6 +50,7 @@ actor_rollout_ref:
     response_length: 4096
     max_model_len: 25580
     temperature: 0.9
+    top_k: -1
     log_prob_micro_batch_size_per_gpu: 1
     tensor_model_parallel_size: 1
     name: vllm
@@ -194,6 +195,7 @@ func TestLoadConfigAcceptsReferenceKeys(t *testing.T) {
 		{"rollout.concurrency", cfg.Rollout.Concurrency, 32},
 		{"rollout.response_length", cfg.Rollout.ResponseLength, 4096},
 		{"rollout.temperature", cfg.Rollout.Temperature, 0.9},
+		{"rollout.top_k (the original's -1 is our 0: no top-k)", cfg.Rollout.TopK, 0},
 		{"actor.lr", cfg.Actor.LR, 1e-6},
 		{"actor.clip_ratio_high", cfg.Actor.ClipRatioHigh, 0.28},
 		{"actor.ppo_mini_batch_size (units differ: not mapped)", cfg.Actor.PPOMiniBatchSize, DefaultConfig().Actor.PPOMiniBatchSize},
