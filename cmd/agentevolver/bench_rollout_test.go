@@ -55,7 +55,11 @@ func TestBenchRollout(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &cold); err != nil {
 		t.Fatal(err)
 	}
-	if cold.GeneratedTokens != res.GeneratedTokens || cold.Compiles <= res.Compiles {
+	// Which shapes a pass compiles depends on how requests happen to join
+	// the running batch, so the warm pass may meet a shape its warm-up did
+	// not (seen once under -race): the cold pass must count its own
+	// compilations, at least as many as the warm one.
+	if cold.GeneratedTokens != res.GeneratedTokens || cold.Compiles == 0 || cold.Compiles < res.Compiles {
 		t.Errorf("--cold generated %d tokens with %d compilations; warm %d, %d",
 			cold.GeneratedTokens, cold.Compiles, res.GeneratedTokens, res.Compiles)
 	}
