@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -295,12 +297,7 @@ func setOverrideValue(tree map[string]any, path []string, value any, o string) e
 // field for.
 func checkKeys(tree map[string]any, t reflect.Type, prefix string) error {
 	fields := yamlFields(t)
-	keys := make([]string, 0, len(tree))
-	for k := range tree {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(tree)) {
 		ft, ok := fields[k]
 		name := prefix + k
 		if !ok {

@@ -2,8 +2,9 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -71,12 +72,7 @@ func locateTypeError(tree map[string]any, t reflect.Type, prefix string, origins
 		return nil
 	}
 	fields := yamlFields(t)
-	keys := make([]string, 0, len(tree))
-	for k := range tree {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(tree)) {
 		ft, ok := fields[k]
 		if !ok {
 			continue
