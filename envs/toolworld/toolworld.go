@@ -215,8 +215,8 @@ func New(cfg Config) (*Env, error) {
 	}
 	seen := map[string]bool{}
 	for code, split := range []string{SplitTest, SplitVal, SplitTrain} {
+		filtered := split == SplitTrain && cfg.TrainReserved > 0
 		for i, kept := 0, 0; kept < sizes[split]; i++ {
-			filtered := split == SplitTrain && cfg.TrainReserved > 0
 			if filtered && i >= maxReservedDraws*(sizes[split]+1) {
 				return nil, fmt.Errorf("toolworld: only %d of %d train tasks in %d draws have a reserved instruction (share %v); ask for fewer or a larger share",
 					kept, sizes[split], i, cfg.TrainReserved)
