@@ -206,3 +206,27 @@ func TestLongDescriptionCapped(t *testing.T) {
 		}
 	}
 }
+
+// TestLargeSchemaBounded: a tool whose input schema is a megabyte is kept
+// reduced to MaxSchemaBytes, still checking its arguments' types.
+func TestLargeSchemaBounded(t *testing.T) {
+	s := newBigServer(10, 10)
+	list, _ := json.Marshal(map[string]any{"tools": []any{map[string]any{
+		"name": "big", "description": "d", "inputSchema": map[string]any{"type": "object",
+			"properties": map[string]any{"q": map[string]any{"type": "string", "description": strings.Repeat("long ", 200_000)}}}}}})
+	s.listLine = list
+	tasks, err := mcp.ParseTasks(strings.NewReader(
+		`{"task_id":"t","query":"call big","checker":[{"type":"tool_result","tool":"big","contains":"needle"}]}` + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := mcp.New(context.Background(), mcp.Config{Server: mcp.Server{Dial: s.Dial}, Tasks: tasks})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Close()
+	tools := env.Tools()
+	if len(tools) != 1 || len(tools[0].InputSchema) > mcp.MaxSchemaBytes || !strings.Contains(string(tools[0].InputSchema), `"q":{"type":"string"}`) {
+		t.Fatalf("tools %+v", tools)
+	}
+}

@@ -27,8 +27,9 @@ import (
 // initialize handshake that every server of that generation understands.
 const protocolVersion = "2025-06-18"
 
-// maxFrameBytes bounds one JSON-RPC message read from a stdio or Dial
-// server.
+// maxFrameBytes bounds one JSON-RPC message read from a server (a line of
+// a stdio or Dial stream, a line of an event stream or a whole
+// application/json body).
 const maxFrameBytes = 16 << 20
 
 // maxTools bounds the tools listed from one server, maxToolPages the pages
@@ -46,6 +47,15 @@ const (
 // while a server that describes a tool in megabytes cannot fill the
 // policy's context window.
 const MaxDescriptionBytes = 4 << 10
+
+// MaxSchemaBytes bounds the JSON input schema of a tool as the
+// environment keeps it (the system prompt shows it compacted, the OpenAI
+// tools pass it on). A longer schema is reduced to what the environment
+// checks (boundSchema): the top-level properties with their types, the
+// required ones and additionalProperties; if even that is longer, to
+// {"type": "object"}, which checks nothing and lets the server judge the
+// arguments. The schemas of common servers are well under 2 KiB.
+const MaxSchemaBytes = 16 << 10
 
 // pingTimeout bounds the ping that tells a server that answers a call
 // wrongly from one that is gone.
@@ -101,7 +111,8 @@ func streamTransport(r io.Reader, rc io.Closer, w io.WriteCloser) *sdk.IOTranspo
 }
 
 // httpTransport is the SDK's streamable-HTTP transport on srv.URL, with
-// srv.Headers added to every request. The client sends only POSTs (no
+// srv.Headers added to every request and every response read through the
+// shrinker (shrinkingTransport). The client sends only POSTs (no
 // standalone event stream: the environment needs nothing the server would
 // send unasked) and ends the session with a DELETE on close.
 func httpTransport(srv Server) *sdk.StreamableClientTransport {
@@ -110,13 +121,14 @@ func httpTransport(srv Server) *sdk.StreamableClientTransport {
 		c := *srv.HTTPClient
 		client = &c
 	}
-	if len(srv.Headers) > 0 {
-		base := client.Transport
-		if base == nil {
-			base = http.DefaultTransport
-		}
-		client.Transport = headerTransport{base: base, headers: srv.Headers}
+	base := client.Transport
+	if base == nil {
+		base = http.DefaultTransport
 	}
+	if len(srv.Headers) > 0 {
+		base = headerTransport{base: base, headers: srv.Headers}
+	}
+	client.Transport = shrinkingTransport{base: base}
 	return &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: client, DisableStandaloneSSE: true}
 }
 
@@ -236,7 +248,8 @@ func (s *session) listTools(ctx context.Context) ([]Tool, error) {
 					return nil, fmt.Errorf("tools/list: the schema of %s: %w", t.Name, err)
 				}
 			}
-			tools = append(tools, Tool{Name: t.Name, Description: clip(t.Description, MaxDescriptionBytes), InputSchema: schema})
+			tools = append(tools, Tool{Name: t.Name, Description: clip(t.Description, MaxDescriptionBytes),
+				InputSchema: boundSchema(schema, MaxSchemaBytes)})
 		}
 		if len(tools) > maxTools {
 			return nil, fmt.Errorf("tools/list: more than %d tools", maxTools)

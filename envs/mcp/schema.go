@@ -100,3 +100,38 @@ func jsonType(v any) string {
 	}
 	return "unknown"
 }
+
+// boundSchema returns raw if it is at most limit bytes, else the part of it
+// that the environment checks (schema), else an object schema that checks
+// nothing: a server's schema of megabytes would otherwise be repeated in
+// every episode's system prompt.
+func boundSchema(raw json.RawMessage, limit int) json.RawMessage {
+	if len(raw) <= limit {
+		return raw
+	}
+	s := parseSchema(raw)
+	reduced := map[string]any{"type": "object"}
+	if len(s.Properties) > 0 {
+		props := make(map[string]any, len(s.Properties))
+		for name, p := range s.Properties {
+			prop := map[string]any{}
+			if types := p.types(); len(types) == 1 {
+				prop["type"] = types[0]
+			} else if len(types) > 1 {
+				prop["type"] = types
+			}
+			props[name] = prop
+		}
+		reduced["properties"] = props
+	}
+	if len(s.Required) > 0 {
+		reduced["required"] = s.Required
+	}
+	if s.AdditionalProperties == false {
+		reduced["additionalProperties"] = false
+	}
+	if data, err := json.Marshal(reduced); err == nil && len(data) <= limit {
+		return data
+	}
+	return json.RawMessage(`{"type":"object"}`)
+}
