@@ -56,7 +56,9 @@ type Config struct {
 type TaskManagerConfig struct {
 	// TrainDataPath is a JSON-lines or Parquet file of synthetic tasks
 	// (the reference's task cache); required when the mixture asks for
-	// synthetic tasks and N is 0.
+	// synthetic tasks and N is 0. With N > 0 it is the cache the
+	// reference makes of it: an existing file is read instead of the first
+	// synthesis round, and otherwise that round's tasks are written there.
 	TrainDataPath string `yaml:"train_data_path"`
 	// N is the number of explorations of every seed task in a synthesis
 	// round (the reference's task_manager.n). Zero turns in-training
@@ -1123,8 +1125,6 @@ func (c Config) Validate() error {
 		"task_manager: n, max_explore_seeds, max_explore_steps, concurrency and regenerate_every must be >= 0")
 	check(slices.Contains([]string{"", ExplorerRandom, ExplorerLLM}, c.Tasks.Explorer), "task_manager.explorer %q: want %s or %s", c.Tasks.Explorer, ExplorerRandom, ExplorerLLM)
 	check(slices.Contains([]string{"", ExploreSplit, ExploreOriginal}, c.Tasks.ExploreSeeds), "task_manager.explore_seeds %q: want %s or %s", c.Tasks.ExploreSeeds, ExploreSplit, ExploreOriginal)
-	check(c.Tasks.N == 0 || c.Tasks.TrainDataPath == "", "task_manager.n > 0 synthesises the tasks that task_manager.train_data_path would read: set one of them")
-	check(c.Tasks.N == 0 || c.Tasks.Mixture.SyntheticDataRatio > 0, "task_manager.n > 0 needs task_manager.mixture.synthetic_data_ratio > 0, or nothing it makes would train")
 	check(c.Env.Toolworld.Worlds >= 0 && c.Env.Toolworld.Worlds <= 1<<20, "env.toolworld.worlds %d not in 0..1048576", c.Env.Toolworld.Worlds)
 	if c.Model.Path == "" {
 		s := c.Model.Shape

@@ -12,9 +12,9 @@ import (
 // referenceStyleConfig is a configuration in the original AgentEvolver's
 // schema: the sections and keys of its config/agentevolver.yaml (over
 // veRL's ppo_trainer.yaml), with the experience and attribution switches
-// of its overall example on. (Its task_manager.n: 8 with a
-// train_data_path and synthetic_data_ratio 0 loads, but Validate refuses
-// that combination, whose synthetic tasks would never train.)
+// of its overall example on, including its task_manager.n: 8 with a
+// train_data_path (the task cache) and synthetic_data_ratio 0, which
+// synthesises nothing there and here (the trainer warns).
 const referenceStyleConfig = `hydra:
   searchpath:
     - file://external/config_fallback
@@ -115,7 +115,7 @@ task_manager:
   train_data_path: tasks_explored.train.json
   val_data_path: tasks_explored.val.json
   llm_client: qwen-plus
-  n: 0
+  n: 8
   env_profile: cookbook/env_profiles/appworld.json
   bs: ${data.train_batch_size}
   num_explore_threads: ${thread_pool.max_workers}
@@ -205,6 +205,8 @@ func TestLoadConfigAcceptsReferenceKeys(t *testing.T) {
 		{"trainer.experiment_name", cfg.Trainer.ExperimentName, "overall"},
 		{"task_manager.llm.model_name", cfg.Tasks.LLM.ModelName, "qwen-plus"},
 		{"task_manager.max_explore_steps", cfg.Tasks.MaxExploreSteps, 30},
+		{"task_manager.n", cfg.Tasks.N, 8},
+		{"task_manager.train_data_path", cfg.Tasks.TrainDataPath, "tasks_explored.train.json"},
 		{"exp_manager.pool.base_url", cfg.Experience.Pool.BaseURL, "http://127.0.0.1:8001"},
 		{"exp_manager.pool.workspace_id", cfg.Experience.Pool.WorkspaceID, "from_override"},
 		{"exp_manager.retrieve_top_k", cfg.Experience.RetrieveTopK, 5},

@@ -139,7 +139,25 @@ func (s *synthesizer) roundSeed(round int) int64 {
 // round returns the synthetic tasks of round: read from its file when an
 // earlier run of this output directory made it, else generated and
 // written there.
+//
+// Round 0 also honours task_manager.train_data_path as the original's task
+// cache: a file there is read instead of synthesising, and the tasks made
+// otherwise are written there too, for the next run to read.
 func (s *synthesizer) round(ctx context.Context, round int) ([]agentevolver.Task, error) {
+	cache := ""
+	if round == 0 {
+		cache = s.cfg.TrainDataPath
+	}
+	if cache != "" {
+		objs, err := taskgen.ReadTaskFile(cache)
+		switch {
+		case err == nil:
+			s.log.Info("trainer: synthetic tasks read from task_manager.train_data_path (the task cache)", "path", cache, "tasks", len(objs))
+			return s.tasks(objs, round)
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("%w: task_manager.train_data_path: %w", ErrConfig, err)
+		}
+	}
 	path := filepath.Join(s.dir, fmt.Sprintf("round_%04d.jsonl", round))
 	objs, err := taskgen.ReadTaskFile(path)
 	switch {
@@ -174,6 +192,17 @@ func (s *synthesizer) round(ctx context.Context, round int) ([]agentevolver.Task
 	default:
 		return nil, fmt.Errorf("trainer: synthetic tasks of round %d: %w", round, err)
 	}
+	if cache != "" {
+		if err := taskgen.WriteTaskFile(cache, objs); err != nil {
+			return nil, fmt.Errorf("trainer: task_manager.train_data_path: %w", err)
+		}
+		s.log.Info("trainer: synthetic tasks written to task_manager.train_data_path (the task cache)", "path", cache, "tasks", len(objs))
+	}
+	return s.tasks(objs, round)
+}
+
+// tasks returns the tasks of round's objectives, checked.
+func (s *synthesizer) tasks(objs []agentevolver.TaskObjective, round int) ([]agentevolver.Task, error) {
 	tasks := make([]agentevolver.Task, len(objs))
 	for i, o := range objs {
 		tasks[i] = o.Task

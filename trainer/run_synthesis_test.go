@@ -3,10 +3,13 @@ package trainer
 import (
 	"bytes"
 	"context"
+	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/runlog"
 	"github.com/org/agentevolver/taskgen"
 )
@@ -19,9 +22,10 @@ func TestFitSynthesisesTasks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains a tiny model")
 	}
-	synth := func(dir string) (Config, []byte) {
+	synth := func(dir, cache string) (Config, []byte) {
 		t.Helper()
 		cfg := tinyConfig(t)
+		cfg.Tasks.TrainDataPath = cache
 		cfg.Trainer.OutputDir = dir
 		cfg.Trainer.RLSteps = 2
 		cfg.Trainer.TestFreq, cfg.Trainer.SaveFreq = 0, 1
@@ -43,7 +47,7 @@ func TestFitSynthesisesTasks(t *testing.T) {
 		}
 		return cfg, data
 	}
-	cfg, first := synth(filepath.Join(t.TempDir(), "a"))
+	cfg, first := synth(filepath.Join(t.TempDir(), "a"), "")
 	objs, err := taskgen.ReadTaskFile(filepath.Join(cfg.Trainer.OutputDir, SynthesisDir, "round_0000.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -69,8 +73,14 @@ func TestFitSynthesisesTasks(t *testing.T) {
 	if share == 0 {
 		t.Fatal("no RL step trained on a synthetic task")
 	}
-	if _, second := synth(filepath.Join(t.TempDir(), "b")); !bytes.Equal(first, second) {
+	// With task_manager.train_data_path (the original's task cache) the
+	// round is also written there.
+	cache := filepath.Join(t.TempDir(), "tasks_explored.train.jsonl")
+	if _, second := synth(filepath.Join(t.TempDir(), "b"), cache); !bytes.Equal(first, second) {
 		t.Fatal("the same seed synthesised other tasks")
+	}
+	if cached, err := taskgen.ReadTaskFile(cache); err != nil || len(cached) != len(objs) {
+		t.Fatalf("the task cache holds %d tasks (%v), the round %d", len(cached), err, len(objs))
 	}
 	// A resumed run reads the round back.
 	cfg.Trainer.RLSteps = 3
@@ -86,16 +96,41 @@ func TestFitSynthesisesTasks(t *testing.T) {
 	}
 }
 
+// TestSynthesisTaskCache: an existing task_manager.train_data_path is read
+// in place of the first synthesis round (the original's task cache), and
+// an unreadable one is a configuration error.
+func TestSynthesisTaskCache(t *testing.T) {
+	cache := filepath.Join(t.TempDir(), "tasks_explored.train.jsonl")
+	want := []agentevolver.TaskObjective{{Task: agentevolver.Task{TaskID: "c1", Query: "cached query", GroundTruth: "gt"}}}
+	if err := taskgen.WriteTaskFile(cache, want); err != nil {
+		t.Fatal(err)
+	}
+	s := &synthesizer{cfg: TaskManagerConfig{N: 1, TrainDataPath: cache}, dir: t.TempDir(),
+		log: slog.New(slog.DiscardHandler), check: func([]agentevolver.Task) error { return nil }}
+	got, err := s.round(context.Background(), 0)
+	if err != nil || len(got) != 1 || got[0].Query != "cached query" {
+		t.Fatalf("round 0 with a task cache: %+v, %v", got, err)
+	}
+	if err := os.WriteFile(cache, []byte("{not json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.round(context.Background(), 0); !errors.Is(err, ErrConfig) {
+		t.Fatalf("an unreadable task cache: %v", err)
+	}
+}
+
 func TestSynthesisConfigErrors(t *testing.T) {
 	cfg := FromScratchConfig()
 	cfg.Tasks.N = 1
-	if err := cfg.Validate(); err == nil {
-		t.Error("n without a synthetic ratio is valid")
+	// As in the original: n without a synthetic ratio synthesises nothing
+	// (setupTasks warns), and n with train_data_path uses it as a cache.
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("n without a synthetic ratio: %v", err)
 	}
 	cfg.Tasks.Mixture.SyntheticDataRatio = 1
 	cfg.Tasks.TrainDataPath = "x.jsonl"
-	if err := cfg.Validate(); err == nil {
-		t.Error("n with train_data_path is valid")
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("n with train_data_path: %v", err)
 	}
 	cfg.Tasks.TrainDataPath = ""
 	cfg.Tasks.Explorer = "magic"

@@ -41,6 +41,12 @@ func (r *run) setupTasks(ctx context.Context, cfg Config, opts Options) error {
 		UseOriginal: tm.Mixture.UseOriginalTasks, SyntheticRatio: tm.Mixture.SyntheticDataRatio,
 		Shuffle: tm.Mixture.Shuffle, Logger: r.log,
 	}
+	if tm.N > 0 && !strategy.NeedSynthetic() {
+		// The original accepts this too and synthesises nothing (its
+		// mixture asks for no synthetic task); its overall example does so.
+		r.log.Warn("trainer: task_manager.n > 0 but task_manager.mixture.synthetic_data_ratio is 0: nothing is synthesised; set the ratio to train on synthetic tasks",
+			"n", tm.N)
+	}
 	if strategy.NeedSynthetic() || !strategy.UseOriginal {
 		if r.hooks.Tasks != nil {
 			return fmt.Errorf("%w: Hooks.Tasks and task_manager.mixture both choose the training tasks; choose one", ErrConfig)
