@@ -22,6 +22,7 @@ import (
 	"github.com/org/agentevolver/llm"
 	"github.com/org/agentevolver/model"
 	"github.com/org/agentevolver/runlog"
+	"github.com/org/agentevolver/taskgen"
 	"github.com/org/agentevolver/tokenizer"
 )
 
@@ -75,6 +76,22 @@ type Options struct {
 	// into tasks when task_manager.explorer is llm, in place of the
 	// endpoint task_manager.llm names.
 	ExplorerModel llm.ChatModel
+	// NewContext builds each episode's context manager, the caller's own
+	// contextmgr.ContextManager, in place of the strategy
+	// rollout.context_template names. cfg is what that strategy would get:
+	// the policy's tokenizer and chat template, the context limits of the
+	// rollout section and the experience stripper; the manager must
+	// tokenise its samples with them. It is called once per episode, from
+	// several goroutines at once when rollouts run concurrently.
+	NewContext func(cfg contextmgr.Config) (contextmgr.ContextManager, error)
+	// Mixture chooses each epoch's training tasks from the original and
+	// the synthetic tasks, in place of the strategy task_manager.mixture
+	// describes. Its NeedSynthetic decides whether synthetic tasks are made
+	// (task_manager.n > 0) or read (task_manager.train_data_path). Mix is
+	// called once per epoch with that epoch's synthetic tasks; it chooses
+	// its own randomness (the configured strategy is seeded by the run's
+	// seed and the epoch). Exclusive with Hooks.Tasks.
+	Mixture taskgen.MixtureStrategy
 	// Hooks plug in task synthesis, experience and attribution.
 	Hooks Hooks
 }
@@ -181,9 +198,11 @@ type run struct {
 	// updated is the pool's update counts at its last step's metrics, for
 	// a pool that keeps them (poolWithStats).
 	updated experience.PoolStats
-	// reward and clipModel are Options.Reward and Options.ClipModel.
-	reward    agentflow.RewardCalculator
-	clipModel llm.ChatModel
+	// reward, clipModel and newContext are Options.Reward,
+	// Options.ClipModel and Options.NewContext.
+	reward     agentflow.RewardCalculator
+	clipModel  llm.ChatModel
+	newContext func(contextmgr.Config) (contextmgr.ContextManager, error)
 	// valTrajectories, when set, receives validation episodes as JSONL.
 	valTrajectories io.Writer
 	state           runState
@@ -421,7 +440,7 @@ func (t *Trainer) open(ctx context.Context) (_ *run, err error) {
 	if err := checkCapabilities(cfg, r.env); err != nil {
 		return nil, err
 	}
-	r.reward, r.clipModel = t.opts.Reward, t.opts.ClipModel
+	r.reward, r.clipModel, r.newContext = t.opts.Reward, t.opts.ClipModel, t.opts.NewContext
 	if err := r.setupExperience(cfg, t.opts); err != nil {
 		return nil, err
 	}
@@ -568,7 +587,7 @@ func (r *run) contextConfig(policy llm.ChatModel) contextmgr.Config {
 // flow returns the episode loop with policy sampling at temperature.
 func (r *run) flow(policy llm.ChatModel, temperature float64) *agentflow.Flow {
 	ro := r.cfg.Rollout
-	return &agentflow.Flow{
+	f := &agentflow.Flow{
 		Env:    r.env.env,
 		Policy: policy,
 		Chat: llm.ChatOptions{
@@ -587,6 +606,11 @@ func (r *run) flow(policy llm.ChatModel, temperature float64) *agentflow.Flow {
 		Logger:     r.log,
 		Warnings:   &r.contract,
 	}
+	if newContext := r.newContext; newContext != nil {
+		cfg := f.Context
+		f.NewContext = func() (contextmgr.ContextManager, error) { return newContext(cfg) }
+	}
+	return f
 }
 
 func (r *run) runner(f *agentflow.Flow) *agentflow.Runner {

@@ -37,9 +37,16 @@ func (r *run) setupTasks(ctx context.Context, cfg Config, opts Options) error {
 		}
 		r.train = originals
 	}
-	strategy := taskgen.UnifiedMixtureStrategy{
+	configured := taskgen.UnifiedMixtureStrategy{
 		UseOriginal: tm.Mixture.UseOriginalTasks, SyntheticRatio: tm.Mixture.SyntheticDataRatio,
 		Shuffle: tm.Mixture.Shuffle, Logger: r.log,
+	}
+	var strategy taskgen.MixtureStrategy = configured
+	// A caller's strategy always chooses the epochs; the configured one
+	// only when it is more than all the original tasks.
+	mix := configured.NeedSynthetic() || !configured.UseOriginal
+	if opts.Mixture != nil {
+		strategy, mix = opts.Mixture, true
 	}
 	if tm.N > 0 && !strategy.NeedSynthetic() {
 		// The original accepts this too and synthesises nothing (its
@@ -47,16 +54,23 @@ func (r *run) setupTasks(ctx context.Context, cfg Config, opts Options) error {
 		r.log.Warn("trainer: task_manager.n > 0 but task_manager.mixture.synthetic_data_ratio is 0: nothing is synthesised; set the ratio to train on synthetic tasks",
 			"n", tm.N)
 	}
-	if strategy.NeedSynthetic() || !strategy.UseOriginal {
+	if mix {
 		if r.hooks.Tasks != nil {
-			return fmt.Errorf("%w: Hooks.Tasks and task_manager.mixture both choose the training tasks; choose one", ErrConfig)
+			return fmt.Errorf("%w: Hooks.Tasks and the task mixture (task_manager.mixture or Options.Mixture) both choose the training tasks; choose one", ErrConfig)
 		}
-		synth, err := r.newSynthesizer(ctx, cfg, opts)
-		if err != nil {
-			return err
+		var synth *synthesizer
+		if strategy.NeedSynthetic() {
+			var err error
+			if synth, err = r.newSynthesizer(ctx, cfg, opts); err != nil {
+				return err
+			}
 		}
 		var synthetic []agentevolver.Task
+		var err error
 		if strategy.NeedSynthetic() && synth == nil {
+			if tm.TrainDataPath == "" {
+				return fmt.Errorf("%w: the task mixture needs synthetic tasks: set task_manager.n (synthesis during training) or task_manager.train_data_path (a task file)", ErrConfig)
+			}
 			if synthetic, err = readTaskFiles([]string{tm.TrainDataPath}); err != nil {
 				return err
 			}
@@ -72,7 +86,7 @@ func (r *run) setupTasks(ctx context.Context, cfg Config, opts Options) error {
 		}
 		r.hooks.Tasks, r.mixture = src, src
 		r.log.Info("trainer: task mixture", "original", len(r.train), "synthetic_available", len(src.roundTasks(0)),
-			"per_epoch", len(first), "use_original", strategy.UseOriginal, "ratio", strategy.SyntheticRatio, "synthesised", synth != nil)
+			"per_epoch", len(first), "strategy", fmt.Sprintf("%T", strategy), "synthesised", synth != nil)
 	}
 	if r.reward != nil {
 		return nil
@@ -220,7 +234,7 @@ func readTaskFiles(paths []string) ([]agentevolver.Task, error) {
 // is 0), made when the epoch is first needed. It is not safe for
 // concurrent use (the RL loop asks for one step at a time).
 type mixtureTaskSource struct {
-	strategy  taskgen.UnifiedMixtureStrategy
+	strategy  taskgen.MixtureStrategy
 	synthetic []agentevolver.Task
 	original  []agentevolver.Task
 	seed      int64
@@ -281,8 +295,11 @@ func (s *mixtureTaskSource) epoch(ctx context.Context, e int) ([]agentevolver.Ta
 		return nil, err
 	}
 	st := s.strategy
-	seed := int64(uint64(s.seed)*0x9e3779b97f4a7c15 + uint64(e))
-	st.Seed = &seed
+	if u, ok := st.(taskgen.UnifiedMixtureStrategy); ok {
+		seed := int64(uint64(s.seed)*0x9e3779b97f4a7c15 + uint64(e))
+		u.Seed = &seed
+		st = u
+	}
 	tasks, err := st.Mix(synthetic, s.original)
 	if err != nil {
 		return nil, fmt.Errorf("%w: task mixture: %w", ErrConfig, err)
