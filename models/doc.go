@@ -1,8 +1,10 @@
 // Package models ships the policies the SDK starts from, embedded in the
-// module so that they need no download: today the toolworld base policy
+// module so that they need no download: the toolworld base policy
 // (ToolworldBase), a small Qwen2-family transformer pretrained by package
 // pretrain, whose card (README.md in its directory) says how it was made
-// and what it does on worlds it never saw.
+// and what it does on worlds it never saw, and its twin
+// ToolworldBaseReserved, pretrained without a fifth of all instructions,
+// which the experiments then train on.
 //
 // A configuration names a shipped policy as model.path
 // "builtin:toolworld-base"; Resolve turns that into a directory on disk

@@ -16,18 +16,26 @@ import (
 // ToolworldBase is the name of the shipped toolworld base policy.
 const ToolworldBase = "toolworld-base"
 
+// ToolworldBaseReserved is the name of the shipped toolworld base policy
+// pretrained as ToolworldBase except that a fifth of all instructions
+// (toolworld.ReservedInstruction with share 0.2) never appear in its
+// corpus: the base that the experiments train on those instructions
+// (env.toolworld.train_reserved), so that reinforcement learning practises
+// on tasks the policy never imitated.
+const ToolworldBaseReserved = "toolworld-base-reserved"
+
 // Prefix marks a model.path that names a shipped policy rather than a
 // directory: "builtin:toolworld-base".
 const Prefix = "builtin:"
 
-//go:embed toolworld-base
+//go:embed toolworld-base toolworld-base-reserved
 var shipped embed.FS
 
 // ErrUnknown reports a name that no shipped policy has.
 var ErrUnknown = errors.New("models: no shipped policy of that name")
 
 // Names lists the shipped policies.
-func Names() []string { return []string{ToolworldBase} }
+func Names() []string { return []string{ToolworldBase, ToolworldBaseReserved} }
 
 // FS returns the files of the shipped policy name (a Hugging Face
 // directory with its card), rooted at the directory.

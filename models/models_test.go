@@ -38,27 +38,31 @@ func TestDirRewritesAlteredCopies(t *testing.T) {
 	}
 }
 
-// TestToolworldBaseCheck loads the shipped base and replays its card's
+// TestShippedCheck loads each shipped policy and replays its card's
 // check: the same tasks must succeed, exactly, so that the shipped weights
 // and the code that runs them never drift apart.
-func TestToolworldBaseCheck(t *testing.T) {
+func TestShippedCheck(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the shipped policy")
+		t.Skip("runs the shipped policies")
 	}
-	dir, err := models.Dir(models.ToolworldBase, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
+	for _, name := range models.Names() {
+		t.Run(name, func(t *testing.T) {
+			dir, err := models.Dir(name, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec, err := pretrain.Check(context.Background(), dir, pretrain.CheckOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			card, err := pretrain.ReadCard(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rec.Tasks) == 0 || rec.Success() != card.Check.Success() {
+				t.Fatalf("check %d tasks at %.3f, card %.3f", len(rec.Tasks), rec.Success(), card.Check.Success())
+			}
+			t.Logf("%d tasks, %.1f%% solved, as recorded", len(rec.Tasks), 100*rec.Success())
+		})
 	}
-	rec, err := pretrain.Check(context.Background(), dir, pretrain.CheckOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	card, err := pretrain.ReadCard(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rec.Tasks) == 0 || rec.Success() != card.Check.Success() {
-		t.Fatalf("check %d tasks at %.3f, card %.3f", len(rec.Tasks), rec.Success(), card.Check.Success())
-	}
-	t.Logf("%d tasks, %.1f%% solved, as recorded", len(rec.Tasks), 100*rec.Success())
 }
