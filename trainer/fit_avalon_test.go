@@ -206,10 +206,11 @@ func TestFitAvalonSeat(t *testing.T) {
 func playAgainstSnapshot(t *testing.T, dir string) {
 	t.Helper()
 	ctx := context.Background()
-	env, err := builtin.Open(ctx, avalon.EnvName, trainer.EnvConfig{Avalon: trainer.AvalonConfig{
+	env, err := builtin.Open(ctx, avalon.EnvName, builtin.Config{Avalon: avalon.EnvConfig{
+		Game:      avalon.Config{MaxHistoryBytes: 400, MaxRetries: 1},
 		Opponents: []string{"past"}, Snapshots: map[string]string{"past": dir},
-		MaxHistoryBytes: 400, MaxRetries: 1, OpponentMaxTokens: 8, TrainSize: 1, ValSize: 1, TestSize: 1,
-	}}, nil)
+		OpponentMaxTokens: 8, TrainTasks: 1, ValTasks: 1, TestTasks: 1,
+	}, LoadPolicy: trainer.LoadChatModel}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,13 +345,15 @@ func TestAvalonConfigKeys(t *testing.T) {
 	cfg, err := trainer.LoadConfig(nil, []string{
 		"env.avalon.players=7", "env.avalon.role=Merlin", "env.avalon.opponents=[informed, random]",
 		"env.avalon.snapshots={past: /tmp/final}", "env.avalon.percival=true",
+		"env.avalon.max_retries=3", "env.avalon.train_size=9", "env.avalon.opponent_max_tokens=64",
 		"rollout.context_template=per_call", "rollout.per_call.group_weighting=call", "rollout.per_call.max_sample_per_task=50",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := cfg.Env.Avalon
-	if a.Players != 7 || a.Role != "Merlin" || len(a.Opponents) != 2 || a.Snapshots["past"] != "/tmp/final" || !a.Percival {
+	if a.Game.Players != 7 || a.Role != "Merlin" || len(a.Opponents) != 2 || a.Snapshots["past"] != "/tmp/final" || !a.Game.Roles.Percival ||
+		a.Game.MaxRetries != 3 || a.TrainTasks != 9 || a.OpponentMaxTokens != 64 {
 		t.Fatalf("env.avalon = %+v", a)
 	}
 	if pc := cfg.Rollout.PerCall; pc.GroupWeighting != trainer.GroupWeightingCall || pc.MaxSamples != 50 {

@@ -11,9 +11,10 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
-
 	"github.com/org/agentevolver/attribution"
 	"github.com/org/agentevolver/contextmgr"
+	"github.com/org/agentevolver/envs/builtin"
+	"github.com/org/agentevolver/envs/toolworld"
 	"github.com/org/agentevolver/experience"
 	"github.com/org/agentevolver/model"
 	"github.com/org/agentevolver/models"
@@ -249,157 +250,11 @@ type EnvConfig struct {
 	// CAFile is a PEM file of the certificate authorities to trust for an
 	// https URL (a self-signed serve-env --tls-cert) instead of the system's.
 	CAFile string `yaml:"ca_file"`
-	// Toolworld configures the built-in toolworld environment. The
-	// trainer never reads it: its factory in Options.Environments does.
-	Toolworld ToolworldConfig `yaml:"toolworld"`
-	// Textgame configures the built-in textgame environment (Colossal
-	// Cave, Debian's open-adventure), read by its factory alike.
-	Textgame TextgameConfig `yaml:"textgame"`
-	// Sqlworld configures the built-in sqlworld environment (text-to-SQL
-	// over Debian's iso-codes), read by its factory alike.
-	Sqlworld SqlworldConfig `yaml:"sqlworld"`
-	// MCP configures the built-in mcp environment (any MCP server and a
-	// task file), read by its factory alike.
-	MCP MCPConfig `yaml:"mcp"`
-	// Avalon configures the built-in avalon environment (one seat of The
-	// Resistance: Avalon trained against fixed models), read by its
-	// factory alike.
-	Avalon AvalonConfig `yaml:"avalon"`
-}
-
-// AvalonConfig mirrors avalon.EnvConfig (package arena/avalon); zero
-// values are the environment's defaults. Train it with
-// rollout.context_template per_call and rollout.max_steps above a game's
-// calls.
-type AvalonConfig struct {
-	// Players is the player count of every game, 5 to 10 (0: 5).
-	Players int `yaml:"players"`
-	// Seat is the trained seat: "" or "any" draws it per task, a number
-	// fixes it.
-	Seat string `yaml:"seat"`
-	// Role, when set (Merlin, Servant, Assassin, ...), trains the seat
-	// dealt that role instead.
-	Role string `yaml:"role"`
-	// Opponents are the models of the other seats: one name for all, or
-	// one per other seat; the baselines "random", "informed", "saboteur"
-	// and "cautious" are built in, and Snapshots adds more (empty:
-	// informed).
-	Opponents []string `yaml:"opponents"`
-	// Snapshots are opponent models loaded from saved policy directories
-	// (a run's final/ or reference/, a checkpoint's model/, holding their
-	// tokenizer.json), by the name Opponents uses: the policy against
-	// earlier snapshots of itself.
-	Snapshots map[string]string `yaml:"snapshots"`
-	// OpponentMaxTokens bounds a snapshot opponent's reply (0: 256);
-	// OpponentTemperature is its sampling temperature (0: greedy).
-	OpponentMaxTokens   int     `yaml:"opponent_max_tokens"`
-	OpponentTemperature float64 `yaml:"opponent_temperature"`
-	// Percival, Morgana, Mordred and Oberon add the optional roles.
-	Percival bool `yaml:"percival"`
-	Morgana  bool `yaml:"morgana"`
-	Mordred  bool `yaml:"mordred"`
-	Oberon   bool `yaml:"oberon"`
-	// MaxRetries is how often an unreadable answer is asked again before
-	// the fallback (0: 2; negative: never).
-	MaxRetries int `yaml:"max_retries"`
-	// MaxHistoryBytes bounds the history shown in one prompt (0: 48 KiB).
-	MaxHistoryBytes int `yaml:"max_history_bytes"`
-	// Seed selects the task seeds; TrainSize, ValSize and TestSize are the
-	// split sizes (0: 256, 32, 32).
-	Seed      uint64 `yaml:"seed"`
-	TrainSize int    `yaml:"train_size"`
-	ValSize   int    `yaml:"val_size"`
-	TestSize  int    `yaml:"test_size"`
-}
-
-// MCPConfig mirrors mcp.Config (package envs/mcp): the server, as a
-// command over stdio (Command, Args, Env, Dir; "{instance_dir}" in them
-// is a fresh directory per instance) or a streamable-HTTP URL (URL,
-// Headers), and the task file. Zero limits are the environment's
-// defaults.
-type MCPConfig struct {
-	Command string            `yaml:"command"`
-	Args    []string          `yaml:"args"`
-	Env     []string          `yaml:"env"`
-	Dir     string            `yaml:"dir"`
-	URL     string            `yaml:"url"`
-	Headers map[string]string `yaml:"headers"`
-	// TaskFile is the JSON-lines task file (required).
-	TaskFile string `yaml:"task_file"`
-	// Tools, when set, is the allow-list of tools the agent sees.
-	Tools []string `yaml:"tools"`
-	// Instructions are added to the system prompt.
-	Instructions        string        `yaml:"instructions"`
-	CallTimeout         time.Duration `yaml:"call_timeout"`
-	StartTimeout        time.Duration `yaml:"start_timeout"`
-	MaxObservationBytes int           `yaml:"max_observation_bytes"`
-	MaxCalls            int           `yaml:"max_calls"`
-}
-
-// SqlworldConfig mirrors sqlworld.Config (package envs/sqlworld); zero
-// values are the environment's defaults.
-type SqlworldConfig struct {
-	// DataDir holds the iso-codes JSON files (default
-	// /usr/share/iso-codes/json).
-	DataDir string `yaml:"data_dir"`
-	// Seed selects the generated questions.
-	Seed int64 `yaml:"seed"`
-	// TrainSize, ValSize and TestSize are the questions per split.
-	TrainSize int `yaml:"train_size"`
-	ValSize   int `yaml:"val_size"`
-	TestSize  int `yaml:"test_size"`
-	// MaxRows and MaxObservationBytes bound a query's observation.
-	MaxRows             int `yaml:"max_rows"`
-	MaxObservationBytes int `yaml:"max_observation_bytes"`
-	// StatementTimeout stops a query that runs longer.
-	StatementTimeout time.Duration `yaml:"statement_timeout"`
-	// MaxActions ends an episode unanswered after that many actions.
-	MaxActions int `yaml:"max_actions"`
-	// MaxConns bounds the database connections.
-	MaxConns int `yaml:"max_conns"`
-}
-
-// TextgameConfig mirrors textgame.Config (package envs/textgame); zero
-// values are the environment's defaults.
-type TextgameConfig struct {
-	// Binary is the path of open-adventure's advent; empty looks it up in
-	// PATH, then /usr/games.
-	Binary string `yaml:"binary"`
-	// Seed selects the game seed of every task.
-	Seed int64 `yaml:"seed"`
-	// MaxCommands ends an episode after that many actions.
-	MaxCommands int `yaml:"max_commands"`
-	// ReadTimeout bounds the wait for the game's answer to one command.
-	ReadTimeout time.Duration `yaml:"read_timeout"`
-	// MaxObservationBytes bounds one observation.
-	MaxObservationBytes int `yaml:"max_observation_bytes"`
-}
-
-// ToolworldConfig mirrors toolworld.Config (package envs/toolworld).
-type ToolworldConfig struct {
-	Seed      int64 `yaml:"seed"`
-	Compact   bool  `yaml:"compact"`
-	TrainSize int   `yaml:"train_size"`
-	ValSize   int   `yaml:"val_size"`
-	TestSize  int   `yaml:"test_size"`
-	// SystemPrompt replaces the built-in system prompt when not empty.
-	SystemPrompt string `yaml:"system_prompt"`
-	// MaxLevel keeps only tasks of difficulty levels <= MaxLevel (1..3);
-	// 0 keeps all.
-	MaxLevel int `yaml:"max_level"`
-	// MinLevel keeps only tasks of levels >= MinLevel; 0 keeps all.
-	MinLevel int `yaml:"min_level"`
-	// Worlds gives the environment that many varied worlds, each naming
-	// and describing its tools its own way (toolworld.Config.Worlds); 0
-	// keeps the classic world.
-	Worlds int `yaml:"worlds"`
-	// WorldSeed selects the varied worlds (toolworld.Config.WorldSeed).
-	WorldSeed int64 `yaml:"world_seed"`
-	// TrainReserved keeps in the train split only tasks whose
-	// instruction a pretraining corpus with that reserve share never
-	// showed (toolworld.Config.TrainReserved; pretrain's
-	// corpus.reserve_share); 0 turns it off.
-	TrainReserved float64 `yaml:"train_reserved"`
+	// Config holds the built-in environments' own sections
+	// (env.toolworld, env.textgame, env.sqlworld, env.mcp, env.avalon),
+	// each its package's config type. The trainer never reads them: the
+	// factory in Options.Environments that builds env.type does.
+	builtin.Config `yaml:",inline"`
 }
 
 // ModelConfig chooses the policy.
@@ -902,7 +757,7 @@ func DefaultConfig() Config {
 	c := FromScratchConfig()
 	c.Trainer.ExperimentName = "toolworld-base"
 	c.Trainer.RLSteps, c.Trainer.TestFreq, c.Trainer.SaveFreq = 20, 10, 10
-	c.Env.Toolworld = ToolworldConfig{
+	c.Env.Toolworld = toolworld.Config{
 		// The card's held-out environment: seed 1, 3 test tasks, then
 		// 300 validation tasks (100 per level) that the base's corpus
 		// left out.
@@ -990,7 +845,7 @@ func FromScratchConfig() Config {
 		},
 		Env: EnvConfig{
 			CompanionAddr: "127.0.0.1:0",
-			Toolworld: ToolworldConfig{
+			Config: builtin.Config{Toolworld: toolworld.Config{
 				Compact: true, MaxLevel: 1,
 				// 1500 and 1200 tasks over three levels leave 500
 				// level-1 training tasks (300 demonstrated, the rest
@@ -1002,7 +857,7 @@ func FromScratchConfig() Config {
 				// the demonstrations; a one-line prompt keeps episodes
 				// short for the CPU.
 				SystemPrompt: "Call one tool per turn in a tool block; end with task.finish.",
-			},
+			}},
 		},
 		Model: ModelConfig{
 			Tokenizer:      TokenizerFromEnv,
@@ -1118,14 +973,13 @@ func (c Config) Validate() error {
 		check(p.value == "" || p.value == contextmgr.PreferCode || p.value == contextmgr.PreferBox, "%s %q: want %q or %q", p.key, p.value, contextmgr.PreferCode, contextmgr.PreferBox)
 	}
 	check(c.Env.URL == "" || !c.Env.Companion, "env.url and env.companion are exclusive")
-	check(c.Env.Toolworld.MaxLevel >= 0 && c.Env.Toolworld.MaxLevel <= 3, "env.toolworld.max_level %d not in 0..3", c.Env.Toolworld.MaxLevel)
-	check(c.Env.Toolworld.MinLevel >= 0 && c.Env.Toolworld.MinLevel <= 3 && (c.Env.Toolworld.MaxLevel == 0 || c.Env.Toolworld.MinLevel <= c.Env.Toolworld.MaxLevel),
-		"env.toolworld.min_level %d not in 0..3 or above max_level", c.Env.Toolworld.MinLevel)
+	if err := c.Env.Toolworld.Validate(); err != nil {
+		check(false, "env.toolworld.%s", strings.TrimPrefix(err.Error(), "toolworld: "))
+	}
 	check(c.Tasks.N >= 0 && c.Tasks.MaxExploreSeeds >= 0 && c.Tasks.MaxExploreSteps >= 0 && c.Tasks.Concurrency >= 0 && c.Tasks.RegenerateEvery >= 0,
 		"task_manager: n, max_explore_seeds, max_explore_steps, concurrency and regenerate_every must be >= 0")
 	check(slices.Contains([]string{"", ExplorerRandom, ExplorerLLM}, c.Tasks.Explorer), "task_manager.explorer %q: want %s or %s", c.Tasks.Explorer, ExplorerRandom, ExplorerLLM)
 	check(slices.Contains([]string{"", ExploreSplit, ExploreOriginal}, c.Tasks.ExploreSeeds), "task_manager.explore_seeds %q: want %s or %s", c.Tasks.ExploreSeeds, ExploreSplit, ExploreOriginal)
-	check(c.Env.Toolworld.Worlds >= 0 && c.Env.Toolworld.Worlds <= 1<<20, "env.toolworld.worlds %d not in 0..1048576", c.Env.Toolworld.Worlds)
 	if c.Model.Path == "" {
 		s := c.Model.Shape
 		check(s.HiddenSize > 0 && s.NumLayers > 0 && s.NumHeads > 0 && s.IntermediateSize > 0,

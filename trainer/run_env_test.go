@@ -3,7 +3,6 @@ package trainer
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -11,23 +10,16 @@ import (
 	"testing"
 
 	"github.com/org/agentevolver/envclient"
-
+	"github.com/org/agentevolver/envs/builtin"
 	"github.com/org/agentevolver/envs/toolworld"
 	"github.com/org/agentevolver/envservice"
 )
 
-// withToolworld returns opts able to build the built-in toolworld, as the
-// command line does with builtin.Environments() (which this package's own
-// tests cannot import: builtin imports trainer).
+// withToolworld returns opts able to build the built-in environments, as
+// the command line does.
 func withToolworld(opts Options) Options {
 	if opts.Env == nil && opts.Environments == nil {
-		opts.Environments = map[string]EnvFactory{toolworld.Name: func(_ context.Context, cfg EnvConfig, log *slog.Logger) (envservice.Environment, error) {
-			tw := cfg.Toolworld
-			return toolworld.New(toolworld.Config{
-				Seed: tw.Seed, Compact: tw.Compact, SystemPrompt: tw.SystemPrompt, MaxLevel: tw.MaxLevel, MinLevel: tw.MinLevel,
-				TrainSize: tw.TrainSize, ValSize: tw.ValSize, TestSize: tw.TestSize, Worlds: tw.Worlds, WorldSeed: tw.WorldSeed, Logger: log,
-			})
-		}}
+		opts.Environments = builtin.Environments()
 	}
 	return opts
 }

@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/gomlx/gomlx/backends"
-
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/agentflow"
 	"github.com/org/agentevolver/contextmgr"
 	"github.com/org/agentevolver/envclient"
+	"github.com/org/agentevolver/envs/builtin"
 	"github.com/org/agentevolver/experience"
 	"github.com/org/agentevolver/internal/config"
 	"github.com/org/agentevolver/llm"
@@ -55,7 +55,7 @@ type Options struct {
 	// (env.type) when neither Env nor env.url is given; the command line
 	// passes builtin.Environments() (package envs/builtin). The trainer
 	// itself knows no concrete environment.
-	Environments map[string]EnvFactory
+	Environments map[string]builtin.Factory
 	// Reward scores episodes in place of the environment's own evaluation
 	// (agentflow.EnvEvaluator), in training and validation.
 	Reward agentflow.RewardCalculator

@@ -61,3 +61,15 @@ func LoadPolicy(ctx context.Context, cfg Config, dir string) (LoadedPolicy, erro
 	c.Logger = nil
 	return LoadedPolicy{Model: p, Context: c}, nil
 }
+
+// LoadChatModel loads the policy directory dir as a chat model with the
+// default configuration (LoadPolicy with DefaultConfig). It is a
+// builtin.PolicyLoader: the trainer hands it to the environment factories
+// (Avalon's snapshot opponents) unless the env section has its own.
+func LoadChatModel(ctx context.Context, dir string) (llm.ChatModel, error) {
+	p, err := LoadPolicy(ctx, DefaultConfig(), dir)
+	if err != nil {
+		return nil, err
+	}
+	return p.Model, nil
+}

@@ -122,7 +122,11 @@ func openEnvironment(ctx context.Context, cfg Config, opts Options, log *slog.Lo
 		e.env = c
 		return e, nil
 	}
-	impl, err := opts.Environments[envType](ctx, cfg.Env, log)
+	envCfg := cfg.Env.Config
+	if envCfg.LoadPolicy == nil {
+		envCfg.LoadPolicy = LoadChatModel
+	}
+	impl, err := opts.Environments[envType](ctx, envCfg, log)
 	if err != nil {
 		return nil, fmt.Errorf("trainer: environment %s: %w", envType, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -41,6 +42,9 @@ const (
 	DefaultTrainTasks = 256
 	DefaultValTasks   = 32
 	DefaultTestTasks  = 32
+	// DefaultOpponentMaxTokens bounds an opponent model's reply
+	// (EnvConfig.OpponentMaxTokens).
+	DefaultOpponentMaxTokens = 256
 	// DefaultCorpusGames is the number of games Corpus plays.
 	DefaultCorpusGames = 4
 )
@@ -81,44 +85,64 @@ var (
 
 // EnvConfig configures an Env. The zero value is usable: 5-player games,
 // the trained seat drawn per task, every other seat played by the informed
-// baseline.
+// baseline. Its YAML keys are those of a run configuration's env.avalon
+// section (Game's players, the optional roles, max_retries and
+// max_history_bytes among them); the fields that hold code or are set
+// per game have none.
 type EnvConfig struct {
 	// Game configures every game (optional roles, MaxRetries,
 	// MaxHistoryBytes, AllowGoodFail, Sequential, Chat for the opponents'
 	// sampling). Game.Players is the player count of listed tasks (0:
 	// DefaultPlayers); SeatNames, LogCalls and Logger are not used.
-	Game Config
+	Game Config `yaml:",inline"`
 	// Seat chooses the trained seat of listed tasks: "" or "any" draws it
 	// from each task's seed, so that the policy plays every role in turn;
 	// a number fixes it.
-	Seat string
+	Seat string `yaml:"seat"`
 	// Role, when set ("Merlin", "Servant", "Assassin", …), trains the seat
 	// dealt that role in each game instead of Seat.
-	Role string
+	Role string `yaml:"role"`
 	// Opponents names the models of the other seats of listed tasks: one
 	// name for all of them, or one per other seat in seat order. Names are
 	// the built-in baselines (OpponentRandom, OpponentInformed,
 	// OpponentSaboteur, OpponentCautious, as in the arena's command line)
 	// and the keys of Models; empty means OpponentInformed.
-	Opponents []string
+	Opponents []string `yaml:"opponents"`
 	// Models adds named opponent models: fixed endpoints, or earlier
 	// snapshots of the policy loaded as llm.ChatModels. A name here
 	// shadows a built-in one. The models must be safe for concurrent use
 	// (several seats and instances call them at once) and should answer
 	// deterministically for the same request and ChatOptions.Seed, or the
 	// same task no longer gives the same game.
-	Models map[string]llm.ChatModel
+	Models map[string]llm.ChatModel `yaml:"-"`
+	// Snapshots names opponent models saved as policy directories (a
+	// run's final/ or reference/, a checkpoint's model/, holding their
+	// tokenizer.json), by the name Opponents uses: the policy against
+	// earlier snapshots of itself. NewEnv does not load them: whoever
+	// builds the environment loads each into Models under its name
+	// (package envs/builtin does, with its Config.LoadPolicy), and NewEnv
+	// rejects a snapshot missing from Models.
+	Snapshots map[string]string `yaml:"snapshots"`
+	// OpponentMaxTokens bounds an opponent model's reply when
+	// Game.Chat.MaxTokens is 0 (0: DefaultOpponentMaxTokens), and
+	// OpponentTemperature is its sampling temperature when
+	// Game.Chat.Temperature is nil (0: greedy). The built-in baselines
+	// ignore both.
+	OpponentMaxTokens   int     `yaml:"opponent_max_tokens"`
+	OpponentTemperature float64 `yaml:"opponent_temperature"`
 	// Seed selects the task seeds; the splits draw from distinct streams
 	// and never share a game seed.
-	Seed uint64
+	Seed uint64 `yaml:"seed"`
 	// TrainTasks, ValTasks and TestTasks are the split sizes (0: the
 	// defaults above).
-	TrainTasks, ValTasks, TestTasks int
+	TrainTasks int `yaml:"train_size"`
+	ValTasks   int `yaml:"val_size"`
+	TestTasks  int `yaml:"test_size"`
 	// CorpusGames is the number of games Corpus plays (0:
 	// DefaultCorpusGames).
-	CorpusGames int
+	CorpusGames int `yaml:"corpus_games"`
 	// Logger receives debug records; nil discards them.
-	Logger *slog.Logger
+	Logger *slog.Logger `yaml:"-"`
 }
 
 // Env is Avalon as a training environment for one seat
@@ -185,6 +209,18 @@ func NewEnv(cfg EnvConfig) (*Env, error) {
 	def(&cfg.ValTasks, DefaultValTasks)
 	def(&cfg.TestTasks, DefaultTestTasks)
 	def(&cfg.CorpusGames, DefaultCorpusGames)
+	def(&cfg.OpponentMaxTokens, DefaultOpponentMaxTokens)
+	if cfg.Game.Chat.MaxTokens == 0 {
+		cfg.Game.Chat.MaxTokens = cfg.OpponentMaxTokens
+	}
+	if cfg.Game.Chat.Temperature == nil {
+		cfg.Game.Chat.Temperature = llm.Float(cfg.OpponentTemperature)
+	}
+	for _, name := range slices.Sorted(maps.Keys(cfg.Snapshots)) {
+		if _, ok := cfg.Models[name]; !ok {
+			return nil, fmt.Errorf("%w: snapshot %q (%s) is not loaded into Models", ErrConfig, name, cfg.Snapshots[name])
+		}
+	}
 	if cfg.TrainTasks < 0 || cfg.ValTasks < 0 || cfg.TestTasks < 0 || cfg.CorpusGames < 0 {
 		return nil, fmt.Errorf("%w: negative task count", ErrConfig)
 	}

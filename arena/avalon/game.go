@@ -33,39 +33,39 @@ const (
 // 5 players, Merlin and Servants against the Assassin and Minions.
 type Config struct {
 	// Players is the number of seats, 5 to 10; 0 means DefaultPlayers.
-	Players int
+	Players int `yaml:"players"`
 	// Roles adds optional characters; the zero value adds none.
-	Roles Roles
+	Roles Roles `yaml:",inline"`
 	// MaxRetries is how many times an unparsable team, vote or target is
 	// asked again (with the parse error explained) before the fallback; 0
 	// means DefaultMaxRetries, negative means no re-ask.
-	MaxRetries int
+	MaxRetries int `yaml:"max_retries"`
 	// MaxHistoryBytes bounds the history shown in one prompt: the oldest
 	// messages are left out (never the system prompt, which holds the
 	// rules and the seat's role); 0 means DefaultMaxHistoryBytes.
-	MaxHistoryBytes int
+	MaxHistoryBytes int `yaml:"max_history_bytes"`
 	// Chat holds the sampling options of every call. Seed is replaced per
 	// call by one derived from the game seed, the seat and the call's
 	// index, so that seeded sampling models reproduce a game.
-	Chat llm.ChatOptions
+	Chat llm.ChatOptions `yaml:"-"`
 	// Sequential asks the seats one at a time during votes; by default the
 	// voters are asked concurrently (as in the reference). The log is the
 	// same either way for models whose answer depends only on the request.
-	Sequential bool
+	Sequential bool `yaml:"-"`
 	// AllowGoodFail lets a Good player's fail card count. By default a Good
 	// player's fail is turned into a success (the rules say Good must play
 	// success; the reference did not enforce it) and a coerced event is
 	// logged.
-	AllowGoodFail bool
+	AllowGoodFail bool `yaml:"-"`
 	// LogCalls adds a call event per model call with the exact messages
 	// sent, the full reply and token ids, for training and debugging. Logs
 	// grow large.
-	LogCalls bool
+	LogCalls bool `yaml:"-"`
 	// SeatNames, when set (one per seat), names each seat's model in the
 	// game_start event.
-	SeatNames []string
+	SeatNames []string `yaml:"-"`
 	// Logger receives debug records; nil discards them.
-	Logger *slog.Logger
+	Logger *slog.Logger `yaml:"-"`
 }
 
 // Result is the outcome of a finished game.

@@ -127,14 +127,14 @@ func SetupFor(players int) (Setup, error) {
 // optional evil role a Minion.
 type Roles struct {
 	// Percival sees Merlin and Morgana without knowing which is which.
-	Percival bool
+	Percival bool `yaml:"percival"`
 	// Morgana (evil) appears to Percival as a possible Merlin.
-	Morgana bool
+	Morgana bool `yaml:"morgana"`
 	// Mordred (evil) is hidden from Merlin.
-	Mordred bool
+	Mordred bool `yaml:"mordred"`
 	// Oberon (evil) does not know the other evil players, and they do not
 	// know him.
-	Oberon bool
+	Oberon bool `yaml:"oberon"`
 }
 
 // Cast returns the multiset of roles of a game with the given setup: good

@@ -75,7 +75,8 @@ func runGenTasks(ctx context.Context, args []string, _ io.Reader, stdout, stderr
 		o.env = cmp.Or(cfg.Env.Type, trainer.DefaultEnvType)
 	}
 	cfg.Env.Type = o.env
-	env, err := builtin.Open(ctx, o.env, cfg.Env, log.With("env_type", o.env))
+	cfg.Env.LoadPolicy = trainer.LoadChatModel
+	env, err := builtin.Open(ctx, o.env, cfg.Env.Config, log.With("env_type", o.env))
 	if err != nil {
 		return fmt.Errorf("--env: %w", err)
 	}

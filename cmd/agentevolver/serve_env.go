@@ -158,13 +158,14 @@ Flags:
 	// train would use when neither is given, but the environments' own
 	// defaults for toolworld, as before) configure the environments;
 	// --seed and --compact still set toolworld's.
-	envCfg := trainer.EnvConfig{Toolworld: trainer.ToolworldConfig{Seed: *seed, Compact: *compact}}
+	envCfg := builtin.Config{Toolworld: toolworld.Config{Seed: *seed, Compact: *compact}, LoadPolicy: trainer.LoadChatModel}
 	if len(configs) > 0 || len(sets) > 0 {
 		cfg, err := trainer.LoadConfig(configs, sets)
 		if err != nil {
 			return err
 		}
-		envCfg = cfg.Env
+		envCfg = cfg.Env.Config
+		envCfg.LoadPolicy = trainer.LoadChatModel
 		fs.Visit(func(f *flag.Flag) {
 			switch f.Name {
 			case "seed":
@@ -185,9 +186,7 @@ Flags:
 		if !ok {
 			return fmt.Errorf("--env: unknown environment %q (available: %s)", name, known)
 		}
-		cfg := envCfg
-		cfg.Type = name
-		env, err := factory(ctx, cfg, logger.With("env_type", name))
+		env, err := factory(ctx, envCfg, logger.With("env_type", name))
 		if err != nil {
 			return fmt.Errorf("--env %s: %w", name, err)
 		}

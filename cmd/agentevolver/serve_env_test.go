@@ -387,7 +387,7 @@ func TestServeEnvRealEnvironments(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			local, err := builtin.Open(ctx, tt.env, cfg.Env, nil)
+			local, err := builtin.Open(ctx, tt.env, cfg.Env.Config, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,18 +16,56 @@ import (
 	"github.com/org/agentevolver/envs/toolworld"
 	"github.com/org/agentevolver/envservice"
 	"github.com/org/agentevolver/llm"
-	"github.com/org/agentevolver/trainer"
 )
 
 // ErrUnknownEnvironment reports a name that is not a built-in environment;
 // Open's error wraps it and lists the known names.
 var ErrUnknownEnvironment = errors.New("builtin: unknown environment")
 
+// Config holds the configuration of every built-in environment, each its
+// own package's type under the key of a run configuration's env section
+// (env.toolworld, env.textgame, env.sqlworld, env.mcp, env.avalon). A
+// factory reads only its own section. The zero value holds each
+// environment's defaults.
+type Config struct {
+	// Toolworld configures toolworld (package envs/toolworld).
+	Toolworld toolworld.Config `yaml:"toolworld"`
+	// Textgame configures textgame: Colossal Cave, Debian's
+	// open-adventure (package envs/textgame).
+	Textgame textgame.Config `yaml:"textgame"`
+	// Sqlworld configures sqlworld: text-to-SQL over Debian's iso-codes
+	// (package envs/sqlworld).
+	Sqlworld sqlworld.Config `yaml:"sqlworld"`
+	// MCP configures mcp: any MCP server and a task file (package
+	// envs/mcp).
+	MCP mcp.Config `yaml:"mcp"`
+	// Avalon configures avalon: one seat of The Resistance: Avalon trained
+	// against fixed models (package arena/avalon). Train it with
+	// rollout.context_template per_call and rollout.max_steps above a
+	// game's calls.
+	Avalon avalon.EnvConfig `yaml:"avalon"`
+	// LoadPolicy loads a saved policy directory as a chat model: the
+	// avalon factory loads env.avalon.snapshots with it. The trainer sets
+	// it to its own loader; nil refuses snapshots with an error.
+	LoadPolicy PolicyLoader `yaml:"-"`
+}
+
+// PolicyLoader loads the policy saved in dir (a run's final/, a
+// checkpoint's model/: weights, config and tokenizer.json) as a chat
+// model that is safe for concurrent use.
+type PolicyLoader func(ctx context.Context, dir string) (llm.ChatModel, error)
+
+// Factory opens an environment from the env section of a run
+// configuration. log receives its records; nil discards them. A factory
+// returns the environment itself, not a wrapper, so that its optional
+// capabilities stay visible.
+type Factory func(ctx context.Context, cfg Config, log *slog.Logger) (envservice.Environment, error)
+
 // Environments returns the factories of the built-in environments by name
 // (the env_type they are served as). The map is new on every call and
 // belongs to the caller.
-func Environments() map[string]trainer.EnvFactory {
-	return map[string]trainer.EnvFactory{
+func Environments() map[string]Factory {
+	return map[string]Factory{
 		toolworld.Name: openToolworld,
 		textgame.Name:  openTextgame,
 		sqlworld.Name:  openSqlworld,
@@ -45,7 +83,7 @@ func Names() []string {
 // that environment is read; cfg.Type is ignored). log receives the
 // environment's records; nil discards them. An unknown name gives an error
 // matching ErrUnknownEnvironment that names the known environments.
-func Open(ctx context.Context, name string, cfg trainer.EnvConfig, log *slog.Logger) (envservice.Environment, error) {
+func Open(ctx context.Context, name string, cfg Config, log *slog.Logger) (envservice.Environment, error) {
 	factory, ok := Environments()[name]
 	if !ok {
 		return nil, fmt.Errorf("%w %q (built in: %s)", ErrUnknownEnvironment, name, strings.Join(Names(), ", "))
@@ -57,127 +95,92 @@ func Open(ctx context.Context, name string, cfg trainer.EnvConfig, log *slog.Log
 	return env, nil
 }
 
-// openToolworld is the toolworld factory: cfg.Toolworld mapped onto
-// toolworld.Config.
-func openToolworld(ctx context.Context, cfg trainer.EnvConfig, log *slog.Logger) (envservice.Environment, error) {
+// openToolworld is the toolworld factory: cfg.Toolworld, logging to log.
+func openToolworld(ctx context.Context, cfg Config, log *slog.Logger) (envservice.Environment, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	tc := cfg.Toolworld
-	env, err := toolworld.New(toolworld.Config{
-		Seed:          tc.Seed,
-		Compact:       tc.Compact,
-		SystemPrompt:  tc.SystemPrompt,
-		TrainSize:     tc.TrainSize,
-		ValSize:       tc.ValSize,
-		TestSize:      tc.TestSize,
-		MaxLevel:      tc.MaxLevel,
-		MinLevel:      tc.MinLevel,
-		Worlds:        tc.Worlds,
-		WorldSeed:     tc.WorldSeed,
-		TrainReserved: tc.TrainReserved,
-		Logger:        log,
-	})
+	tc.Logger = log
+	env, err := toolworld.New(tc)
 	if err != nil {
 		return nil, err // not a nil *toolworld.Env in a non-nil interface
 	}
 	return env, nil
 }
 
-// openTextgame is the textgame factory: cfg.Textgame mapped onto
-// textgame.Config. Without open-adventure installed it fails with
+// openTextgame is the textgame factory: cfg.Textgame, logging to log. Without open-adventure installed it fails with
 // textgame.ErrNoBinary, which names the Debian package.
-func openTextgame(ctx context.Context, cfg trainer.EnvConfig, log *slog.Logger) (envservice.Environment, error) {
+func openTextgame(ctx context.Context, cfg Config, log *slog.Logger) (envservice.Environment, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	tc := cfg.Textgame
-	env, err := textgame.New(textgame.Config{
-		Binary: tc.Binary, Seed: tc.Seed, MaxCommands: tc.MaxCommands, ReadTimeout: tc.ReadTimeout,
-		MaxObservationBytes: tc.MaxObservationBytes, Logger: log,
-	})
+	tc.Logger = log
+	env, err := textgame.New(tc)
 	if err != nil {
 		return nil, err
 	}
 	return env, nil
 }
 
-// openSqlworld is the sqlworld factory: cfg.Sqlworld mapped onto
-// sqlworld.Config. Without Debian's iso-codes it fails with
+// openSqlworld is the sqlworld factory: cfg.Sqlworld, logging to log. Without Debian's iso-codes it fails with
 // sqlworld.ErrNoData, which names the package.
-func openSqlworld(ctx context.Context, cfg trainer.EnvConfig, log *slog.Logger) (envservice.Environment, error) {
+func openSqlworld(ctx context.Context, cfg Config, log *slog.Logger) (envservice.Environment, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	sc := cfg.Sqlworld
-	env, err := sqlworld.New(sqlworld.Config{
-		DataDir: sc.DataDir, Seed: sc.Seed, TrainSize: sc.TrainSize, ValSize: sc.ValSize, TestSize: sc.TestSize,
-		MaxRows: sc.MaxRows, MaxObservationBytes: sc.MaxObservationBytes, StatementTimeout: sc.StatementTimeout,
-		MaxActions: sc.MaxActions, MaxConns: sc.MaxConns, Logger: log,
-	})
+	sc.Logger = log
+	env, err := sqlworld.New(sc)
 	if err != nil {
 		return nil, err
 	}
 	return env, nil
 }
 
-// openMCP is the mcp factory: cfg.MCP mapped onto mcp.Config. The
+// openMCP is the mcp factory: cfg.MCP, logging to log. The
 // environment probes the server once (its tool list) under a context
 // that outlives ctx, since the environment itself does.
-func openMCP(ctx context.Context, cfg trainer.EnvConfig, log *slog.Logger) (envservice.Environment, error) {
+func openMCP(ctx context.Context, cfg Config, log *slog.Logger) (envservice.Environment, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	c := cfg.MCP
-	env, err := mcp.New(context.WithoutCancel(ctx), mcp.Config{
-		Server:   mcp.Server{Command: c.Command, Args: c.Args, Env: c.Env, Dir: c.Dir, URL: c.URL, Headers: c.Headers},
-		TaskFile: c.TaskFile, Tools: c.Tools, Instructions: c.Instructions,
-		CallTimeout: c.CallTimeout, StartTimeout: c.StartTimeout,
-		MaxObservationBytes: c.MaxObservationBytes, MaxCalls: c.MaxCalls, Logger: log,
-	})
+	c.Logger = log
+	env, err := mcp.New(context.WithoutCancel(ctx), c)
 	if err != nil {
 		return nil, err
 	}
 	return env, nil
 }
 
-// DefaultAvalonOpponentMaxTokens is env.avalon.opponent_max_tokens's
-// default.
-const DefaultAvalonOpponentMaxTokens = 256
-
-// openAvalon is the avalon factory: cfg.Avalon mapped onto
-// avalon.EnvConfig (one seat of Avalon trained against the built-in
-// baselines or saved snapshots of a policy, each loaded with
-// trainer.LoadPolicy under the default configuration).
-func openAvalon(ctx context.Context, cfg trainer.EnvConfig, log *slog.Logger) (envservice.Environment, error) {
+// openAvalon is the avalon factory: cfg.Avalon with its snapshots loaded
+// by cfg.LoadPolicy into the opponent models.
+func openAvalon(ctx context.Context, cfg Config, log *slog.Logger) (envservice.Environment, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	a := cfg.Avalon
-	models := map[string]llm.ChatModel{}
-	for _, name := range slices.Sorted(maps.Keys(a.Snapshots)) {
-		p, err := trainer.LoadPolicy(ctx, trainer.DefaultConfig(), a.Snapshots[name])
-		if err != nil {
-			return nil, fmt.Errorf("env.avalon.snapshots.%s: %w", name, err)
+	a.Logger = log
+	if len(a.Snapshots) > 0 {
+		if cfg.LoadPolicy == nil {
+			return nil, errors.New("env.avalon.snapshots: no policy loader (builtin.Config.LoadPolicy) to load them with")
 		}
-		models[name] = p.Model
+		models := maps.Clone(a.Models)
+		if models == nil {
+			models = map[string]llm.ChatModel{}
+		}
+		for _, name := range slices.Sorted(maps.Keys(a.Snapshots)) {
+			m, err := cfg.LoadPolicy(ctx, a.Snapshots[name])
+			if err != nil {
+				return nil, fmt.Errorf("env.avalon.snapshots.%s: %w", name, err)
+			}
+			models[name] = m
+		}
+		a.Models = models
 	}
-	maxTokens := a.OpponentMaxTokens
-	if maxTokens == 0 {
-		maxTokens = DefaultAvalonOpponentMaxTokens
-	}
-	env, err := avalon.NewEnv(avalon.EnvConfig{
-		Game: avalon.Config{
-			Players:         a.Players,
-			Roles:           avalon.Roles{Percival: a.Percival, Morgana: a.Morgana, Mordred: a.Mordred, Oberon: a.Oberon},
-			MaxRetries:      a.MaxRetries,
-			MaxHistoryBytes: a.MaxHistoryBytes,
-			// The opponents' sampling; the baselines ignore it.
-			Chat: llm.ChatOptions{MaxTokens: maxTokens, Temperature: llm.Float(a.OpponentTemperature)},
-		},
-		Seat: a.Seat, Role: a.Role, Opponents: a.Opponents, Models: models, Seed: a.Seed,
-		TrainTasks: a.TrainSize, ValTasks: a.ValSize, TestTasks: a.TestSize, Logger: log,
-	})
+	env, err := avalon.NewEnv(a)
 	if err != nil {
 		return nil, err
 	}

@@ -10,12 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/org/agentevolver/arena/avalon"
 	"github.com/org/agentevolver/envs/builtin"
 	"github.com/org/agentevolver/envs/mcp"
 	"github.com/org/agentevolver/envs/textgame"
 	"github.com/org/agentevolver/envs/toolworld"
 	"github.com/org/agentevolver/envservice"
-	"github.com/org/agentevolver/trainer"
 )
 
 func TestNamesAndEnvironments(t *testing.T) {
@@ -45,7 +45,7 @@ func TestEveryNameOpens(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range builtin.Names() {
 		t.Run(name, func(t *testing.T) {
-			cfg := trainer.EnvConfig{}
+			cfg := builtin.Config{}
 			if name == mcp.Name {
 				// An MCP environment is a server and a task file: the
 				// memory server the envs/mcp tests use.
@@ -59,7 +59,7 @@ func TestEveryNameOpens(t *testing.T) {
 				if _, err := exec.LookPath("node"); err != nil {
 					t.Skipf("node is not installed: %v", err)
 				}
-				cfg.MCP = trainer.MCPConfig{Command: server, Env: []string{"MEMORY_FILE_PATH={instance_dir}/memory.jsonl"},
+				cfg.MCP = mcp.Config{Server: mcp.Server{Command: server, Env: []string{"MEMORY_FILE_PATH={instance_dir}/memory.jsonl"}},
 					TaskFile: filepath.Join("..", "mcp", "testdata", "memory.jsonl")}
 			}
 			env, err := builtin.Open(ctx, name, cfg, nil)
@@ -94,7 +94,7 @@ func TestEveryNameOpens(t *testing.T) {
 
 func TestOpenErrors(t *testing.T) {
 	ctx := context.Background()
-	_, err := builtin.Open(ctx, "appworld", trainer.EnvConfig{}, nil)
+	_, err := builtin.Open(ctx, "appworld", builtin.Config{}, nil)
 	if !errors.Is(err, builtin.ErrUnknownEnvironment) {
 		t.Fatalf("unknown name: %v", err)
 	}
@@ -103,7 +103,7 @@ func TestOpenErrors(t *testing.T) {
 			t.Errorf("error %q does not name %s", err, want)
 		}
 	}
-	bad := trainer.EnvConfig{Toolworld: trainer.ToolworldConfig{MaxLevel: 4}}
+	bad := builtin.Config{Toolworld: toolworld.Config{MaxLevel: 4}}
 	env, err := builtin.Open(ctx, toolworld.Name, bad, nil)
 	if err == nil || env != nil || !strings.Contains(err.Error(), "builtin: open toolworld") {
 		t.Errorf("bad toolworld config: %v, %v", env, err)
@@ -113,7 +113,7 @@ func TestOpenErrors(t *testing.T) {
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := builtin.Open(cctx, toolworld.Name, trainer.EnvConfig{}, nil); !errors.Is(err, context.Canceled) {
+	if _, err := builtin.Open(cctx, toolworld.Name, builtin.Config{}, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: %v", err)
 	}
 }
@@ -121,10 +121,10 @@ func TestOpenErrors(t *testing.T) {
 func TestToolworldConfigMapping(t *testing.T) {
 	ctx := context.Background()
 	const prompt = "Solve it."
-	cfg := trainer.EnvConfig{Toolworld: trainer.ToolworldConfig{
+	cfg := builtin.Config{Toolworld: toolworld.Config{
 		Seed: 9, TrainSize: 12, ValSize: 5, TestSize: 4, SystemPrompt: prompt,
 	}}
-	open := func(cfg trainer.EnvConfig) envservice.Environment {
+	open := func(cfg builtin.Config) envservice.Environment {
 		t.Helper()
 		env, err := builtin.Open(ctx, toolworld.Name, cfg, nil)
 		if err != nil {
@@ -178,7 +178,7 @@ func TestToolworldConfigMapping(t *testing.T) {
 	}
 
 	// Compact selects the compact prompt (when SystemPrompt is empty).
-	full, compact := systemPrompt(t, open(trainer.EnvConfig{})), systemPrompt(t, open(trainer.EnvConfig{Toolworld: trainer.ToolworldConfig{Compact: true}}))
+	full, compact := systemPrompt(t, open(builtin.Config{})), systemPrompt(t, open(builtin.Config{Toolworld: toolworld.Config{Compact: true}}))
 	if len(compact) >= len(full) {
 		t.Errorf("compact prompt (%d bytes) is not shorter than the full one (%d)", len(compact), len(full))
 	}
@@ -201,7 +201,7 @@ func systemPrompt(t *testing.T, env envservice.Environment) string {
 
 func TestOpenAvalonSection(t *testing.T) {
 	ctx := context.Background()
-	cfg := trainer.EnvConfig{Avalon: trainer.AvalonConfig{Players: 6, Role: "Merlin", Opponents: []string{"random"}, TrainSize: 3, Percival: true}}
+	cfg := builtin.Config{Avalon: avalon.EnvConfig{Game: avalon.Config{Players: 6, Roles: avalon.Roles{Percival: true}}, Role: "Merlin", Opponents: []string{"random"}, TrainTasks: 3}}
 	env, err := builtin.Open(ctx, "avalon", cfg, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -6,8 +6,8 @@ import (
 	"log"
 
 	"github.com/org/agentevolver/envs/builtin"
+	"github.com/org/agentevolver/envs/toolworld"
 	"github.com/org/agentevolver/envservice"
-	"github.com/org/agentevolver/trainer"
 )
 
 // Open a built-in environment from the env section of a configuration and
@@ -16,7 +16,7 @@ func Example() {
 	ctx := context.Background()
 	fmt.Println("built in:", builtin.Names())
 
-	cfg := trainer.EnvConfig{Toolworld: trainer.ToolworldConfig{TrainSize: 6, MaxLevel: 1}}
+	cfg := builtin.Config{Toolworld: toolworld.Config{TrainSize: 6, MaxLevel: 1}}
 	env, err := builtin.Open(ctx, "toolworld", cfg, nil)
 	if err != nil {
 		log.Fatal(err)

@@ -74,25 +74,25 @@ type Server struct {
 	// environment) and Dir start a stdio server, one process per
 	// instance. InstanceDirPlaceholder in Args, Env or Dir becomes a fresh
 	// directory per process.
-	Command string
-	Args    []string
-	Env     []string
-	Dir     string
+	Command string   `yaml:"command"`
+	Args    []string `yaml:"args"`
+	Env     []string `yaml:"env"`
+	Dir     string   `yaml:"dir"`
 
 	// URL is a streamable-HTTP MCP endpoint shared by all instances; each
 	// instance opens its own MCP session on it (see doc.go on sharing).
-	URL string
+	URL string `yaml:"url"`
 	// Headers are sent with every HTTP request (an Authorization header,
 	// say).
-	Headers map[string]string
+	Headers map[string]string `yaml:"headers"`
 	// HTTPClient sends the HTTP requests; nil means a client without a
 	// timeout of its own (Config.CallTimeout bounds every call).
-	HTTPClient *http.Client
+	HTTPClient *http.Client `yaml:"-"`
 
 	// Dial opens a newline-delimited JSON-RPC stream to a fresh server
 	// session, one per instance: an in-process server for tests, a socket.
 	// Closing the stream must end that session.
-	Dial func(ctx context.Context) (io.ReadWriteCloser, error)
+	Dial func(ctx context.Context) (io.ReadWriteCloser, error) `yaml:"-"`
 }
 
 func (s Server) usesInstanceDir() bool {
@@ -108,36 +108,38 @@ func (s Server) usesInstanceDir() bool {
 }
 
 // Config configures an Env. Server and at least one task (TaskFile or
-// Tasks) are required; every other zero value means the default.
+// Tasks) are required; every other zero value means the default. Its YAML
+// keys are those of a run configuration's env.mcp section, Server's
+// inline; the fields that hold code have none.
 type Config struct {
 	// Server is the MCP server every instance talks to.
-	Server Server
+	Server Server `yaml:",inline"`
 	// TaskFile is a JSON-lines task file (see ParseTasks).
-	TaskFile string
+	TaskFile string `yaml:"task_file"`
 	// Tasks are tasks given in code, after those of TaskFile.
-	Tasks []Task
+	Tasks []Task `yaml:"-"`
 	// CallTimeout bounds one tool call (DefaultCallTimeout). A call that
 	// takes longer is answered with an error observation.
-	CallTimeout time.Duration
+	CallTimeout time.Duration `yaml:"call_timeout"`
 	// StartTimeout bounds starting a server and its MCP handshake
 	// (DefaultStartTimeout).
-	StartTimeout time.Duration
+	StartTimeout time.Duration `yaml:"start_timeout"`
 	// MaxObservationBytes bounds one tool result shown to the agent
 	// (DefaultMaxObservationBytes); longer ones are cut with a note.
-	MaxObservationBytes int
+	MaxObservationBytes int `yaml:"max_observation_bytes"`
 	// MaxCalls bounds the tool calls of an episode, malformed ones
 	// included (DefaultMaxCalls); the call that reaches it ends the
 	// episode.
-	MaxCalls int
+	MaxCalls int `yaml:"max_calls"`
 	// Tools, when not empty, are the only tools the agent sees and may
 	// call (a server's tool set cut down for a small policy); setup and
 	// verify calls may still use any tool. Each must be a server tool.
-	Tools []string
+	Tools []string `yaml:"tools"`
 	// Instructions, when not empty, replace the opening of the system
 	// prompt; the tool list always follows.
-	Instructions string
+	Instructions string `yaml:"instructions"`
 	// Logger receives debug records and warnings; nil discards them.
-	Logger *slog.Logger
+	Logger *slog.Logger `yaml:"-"`
 }
 
 // Env is an MCP server served as a training environment. It implements

@@ -71,39 +71,42 @@ func (e *kindError) Error() string { return e.msg }
 func (e *kindError) Unwrap() error { return e.parent }
 
 // Config configures an Env. The zero value is ready to use on a Debian
-// system with the iso-codes package installed.
+// system with the iso-codes package installed. Its YAML keys are those of
+// a run configuration's env.sqlworld section.
 type Config struct {
 	// DataDir holds the iso-codes JSON files (iso_3166-1.json,
 	// iso_3166-2.json, iso_4217.json, iso_639-3.json); empty means
 	// DefaultDataDir. A missing directory or file gives an error matching
 	// ErrNoData.
-	DataDir string
+	DataDir string `yaml:"data_dir"`
 	// Seed selects the generated tasks; the same seed (and data) always
 	// gives the same tasks.
-	Seed int64
+	Seed int64 `yaml:"seed"`
 	// TrainSize, ValSize and TestSize are the numbers of tasks per split;
 	// zero means the defaults (500, 100, 100).
-	TrainSize, ValSize, TestSize int
+	TrainSize int `yaml:"train_size"`
+	ValSize   int `yaml:"val_size"`
+	TestSize  int `yaml:"test_size"`
 	// MaxRows bounds the rows an observation shows; zero means
 	// DefaultMaxRows (at most MaxMaxRows).
-	MaxRows int
+	MaxRows int `yaml:"max_rows"`
 	// MaxObservationBytes bounds an observation's text; zero means
 	// DefaultMaxObservationBytes (at least MinObservationSize).
-	MaxObservationBytes int
+	MaxObservationBytes int `yaml:"max_observation_bytes"`
 	// StatementTimeout bounds the run time of one query; a query still
 	// running is interrupted and gets an error observation. Zero means
 	// DefaultStatementTimeout (at most MaxStatementLimit).
-	StatementTimeout time.Duration
+	StatementTimeout time.Duration `yaml:"statement_timeout"`
 	// MaxActions bounds the actions of one instance: the episode ends,
 	// unanswered, after that many; zero means DefaultMaxActions. The
 	// trainer's own turn limit still applies.
-	MaxActions int
+	MaxActions int `yaml:"max_actions"`
 	// MaxConns bounds the database connections that run queries at once
 	// (each holds its own in-memory copy of the database, about 1 MB);
 	// zero means DefaultMaxConns.
-	MaxConns int
+	MaxConns int `yaml:"max_conns"`
 	// Logger receives debug records; nil discards them.
-	Logger *slog.Logger
+	Logger *slog.Logger `yaml:"-"`
 }
 
 // TaskInfo describes one task.

@@ -70,27 +70,28 @@ type kindError struct {
 func (e *kindError) Error() string { return e.msg }
 func (e *kindError) Unwrap() error { return e.parent }
 
-// Config configures an Env. The zero value is ready to use.
+// Config configures an Env. The zero value is ready to use. Its YAML keys
+// are those of a run configuration's env.textgame section.
 type Config struct {
 	// Binary is the path of open-adventure's advent. Empty means "advent"
 	// looked up in PATH, then /usr/games/advent.
-	Binary string
+	Binary string `yaml:"binary"`
 	// Seed selects the game seed of every task (TaskInfo.Seed); the same
 	// seed gives the same tasks.
-	Seed int64
+	Seed int64 `yaml:"seed"`
 	// MaxCommands ends an episode after that many actions; zero means
 	// DefaultMaxCommands. The game takes points off after 350 turns, far
 	// beyond it.
-	MaxCommands int
+	MaxCommands int `yaml:"max_commands"`
 	// ReadTimeout bounds the wait for the game's answer to one command;
 	// zero means DefaultReadTimeout. A game that does not prompt again in
 	// time is an environment failure.
-	ReadTimeout time.Duration
+	ReadTimeout time.Duration `yaml:"read_timeout"`
 	// MaxObservationBytes bounds one observation; zero means
 	// DefaultMaxObservationBytes. Longer output is cut and marked.
-	MaxObservationBytes int
+	MaxObservationBytes int `yaml:"max_observation_bytes"`
 	// Logger receives debug records; nil discards them.
-	Logger *slog.Logger
+	Logger *slog.Logger `yaml:"-"`
 }
 
 // Env is the Colossal Cave Adventure environment. It implements

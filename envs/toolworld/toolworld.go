@@ -59,62 +59,6 @@ type kindError struct {
 func (e *kindError) Error() string { return e.msg }
 func (e *kindError) Unwrap() error { return e.parent }
 
-// Config configures an Env. The zero value is ready to use: seed 0, the
-// default split sizes and the full system prompt.
-type Config struct {
-	// Seed selects the generated tasks; the same seed always gives the same
-	// tasks, observations and scores.
-	Seed int64
-	// TrainSize, ValSize and TestSize are the numbers of tasks per split;
-	// zero means DefaultTrainSize, DefaultValSize and DefaultTestSize.
-	TrainSize, ValSize, TestSize int
-	// Compact selects a terse system prompt (under 300 bytes; with any task
-	// instruction under 400) for small policies with short contexts. Tasks,
-	// syntax and scoring are the same.
-	Compact bool
-	// SystemPrompt, when not empty, replaces the built-in system prompt
-	// (full or compact). A policy trained from scratch on demonstrations
-	// needs no API documentation, and every prompt token costs it compute.
-	SystemPrompt string
-	// MaxLevel, when positive, lists only the tasks of level <= MaxLevel
-	// (1..NumLevels) in TaskIDs, in their usual order; zero lists all.
-	// Generation is unchanged: ids and tasks are those of MaxLevel 0, and
-	// every task stays reachable by id (Task, New, Solve, TaskMetadata).
-	// Corpus ignores it (see Env.Corpus).
-	MaxLevel int
-	// MinLevel, when positive, lists only the tasks of level >= MinLevel,
-	// like MaxLevel (MinLevel 2 with MaxLevel 3: the tasks of several
-	// calls, for studying credit assignment).
-	MinLevel int
-	// Worlds, when positive, gives the environment that many varied
-	// worlds. Each draws from WorldSeed its own surface (the names of its
-	// apps, APIs and arguments, their descriptions and the order of the
-	// tool list, all shown in its system prompt) and its own people, event
-	// titles, file texts and file names. Task i of a split lives in world
-	// i mod Worlds (TaskInfo.World). The apps behave the same in every
-	// world and tasks are asked in the same words, so a policy acts well
-	// only by reading the tools its prompt lists. A world's system prompt
-	// is SystemPrompt (when set) followed by the syntax and the tool list;
-	// Compact is ignored. Zero keeps the one classic world: the catalog's
-	// own names and the prompt Compact or SystemPrompt choose.
-	Worlds int
-	// WorldSeed selects the varied worlds' surfaces and values: two
-	// environments with different world seeds share no world (but by a
-	// chance too small to matter), which keeps the worlds of an
-	// evaluation unseen by a corpus drawn with another seed.
-	WorldSeed int64
-	// TrainReserved, when positive (at most 1), keeps in the train split
-	// only the tasks whose instruction is reserved with that share
-	// (ReservedInstruction): the instructions a pretraining corpus built
-	// with the same reserve share never showed, so that reinforcement
-	// learning practises on tasks the policy never imitated. Train tasks
-	// are drawn until TrainSize of them are reserved; the val and test
-	// splits are unchanged.
-	TrainReserved float64
-	// Logger receives debug records; nil discards them.
-	Logger *slog.Logger
-}
-
 // maxReservedDraws bounds, per task kept, the train tasks drawn under
 // Config.TrainReserved: a share so small that no instruction falls in it
 // would otherwise keep New drawing for ever.
@@ -172,22 +116,13 @@ type TaskInfo struct {
 func New(cfg Config) (*Env, error) {
 	sizes := map[string]int{SplitTrain: cfg.TrainSize, SplitVal: cfg.ValSize, SplitTest: cfg.TestSize}
 	defaults := map[string]int{SplitTrain: DefaultTrainSize, SplitVal: DefaultValSize, SplitTest: DefaultTestSize}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	for split, n := range sizes {
-		switch {
-		case n < 0 || n > MaxSplitSize:
-			return nil, fmt.Errorf("toolworld: %s size %d outside 0..%d", split, n, MaxSplitSize)
-		case n == 0:
+		if n == 0 {
 			sizes[split] = defaults[split]
 		}
-	}
-	if cfg.MaxLevel < 0 || cfg.MaxLevel > NumLevels {
-		return nil, fmt.Errorf("toolworld: max level %d outside 0..%d", cfg.MaxLevel, NumLevels)
-	}
-	if cfg.MinLevel < 0 || cfg.MinLevel > NumLevels || (cfg.MaxLevel > 0 && cfg.MinLevel > cfg.MaxLevel) {
-		return nil, fmt.Errorf("toolworld: min level %d outside 0..%d or above max level %d", cfg.MinLevel, NumLevels, cfg.MaxLevel)
-	}
-	if cfg.Worlds < 0 || cfg.Worlds > MaxWorlds {
-		return nil, fmt.Errorf("toolworld: worlds %d outside 0..%d", cfg.Worlds, MaxWorlds)
 	}
 	e := &Env{
 		cat:    newCatalog(),
@@ -209,9 +144,6 @@ func New(cfg Config) (*Env, error) {
 	}
 	if cfg.SystemPrompt != "" {
 		e.system = cfg.SystemPrompt
-	}
-	if cfg.TrainReserved < 0 || cfg.TrainReserved > 1 {
-		return nil, fmt.Errorf("toolworld: train reserved share %v outside 0..1", cfg.TrainReserved)
 	}
 	seen := map[string]bool{}
 	for code, split := range []string{SplitTest, SplitVal, SplitTrain} {
