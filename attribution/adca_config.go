@@ -69,12 +69,13 @@ const (
 // ADCAConfig holds the ADCA-GRPO hyper-parameters (the reference's
 // attribution_driven_credit_assignment.adca_grpo section plus the three
 // allocation scales it reads from the section above). The zero value is
-// the reference default: every field's zero means its default, booleans
-// are named so that false is the default, and the numbers whose zero is a
-// meaningful setting in the reference (alpha, fix_base, total_steps and
-// the three allocation scales) are pointers: nil means the default, a
-// pointer to zero is honoured as zero, as the reference honours an
-// explicit 0 (Go 1.26 writes new(0.0)).
+// the reference default: every field's zero means its default, and the
+// settings whose zero is meaningful in the reference (alpha, fix_base,
+// total_steps, the three allocation scales and the two booleans whose
+// default is true) are pointers: nil means the default, a pointer to zero
+// is honoured as zero, as the reference honours an explicit 0 (Go 1.26
+// writes new(0.0)). Its YAML keys are the reference's adca_grpo section's;
+// the allocation scales sit one level up in the reference, in Config.
 //
 // Global steps, the globalStep arguments of [ADCAConfig.Active],
 // [ADCAConfig.AlphaAt] and [ComputeADCA], count RL steps from 1, as the
@@ -102,7 +103,7 @@ type ADCAConfig struct {
 	// AlphaProgress fixes the decay progress p in [0, 1] (values outside
 	// are clamped) instead of globalStep/TotalSteps (alpha_progress; nil =
 	// unset, the default).
-	AlphaProgress *float64 `yaml:"alpha_progress"`
+	AlphaProgress *float64 `yaml:"alpha_progress,omitempty"`
 	// TotalSteps is the length of the decay in global steps (total_steps).
 	// Nil means 100; zero or negative means no progress (p = 0), as in the
 	// reference.
@@ -115,32 +116,40 @@ type ADCAConfig struct {
 	// default off). The allocation scheme ignores it, as the reference
 	// does.
 	LengthNormalization bool `yaml:"enable_length_normalization"`
-	// NoBatchNorm skips the group z-score of the process rewards, which
-	// then enter the fusion raw (do_batch_norm = false; the default true
-	// z-scores them).
-	NoBatchNorm bool `yaml:"no_batch_norm"`
-	// FlatStepWeighting pools all steps of a group into one sample for
-	// the z-score (equal_trajectory_weight = false); by default every
-	// trajectory weighs the same whatever its length.
-	FlatStepWeighting bool `yaml:"flat_step_weighting"`
+	// BatchNorm z-scores the process rewards within each group
+	// (do_batch_norm); nil means true, false lets them enter the fusion
+	// raw.
+	BatchNorm *bool `yaml:"do_batch_norm"`
+	// EqualTrajectoryWeight gives every trajectory of a group the same
+	// weight in that z-score whatever its length
+	// (equal_trajectory_weight); nil means true, false pools all steps of
+	// a group into one sample.
+	EqualTrajectoryWeight *bool `yaml:"equal_trajectory_weight"`
 	// ConsistentScale is the allocation weight of a step whose label
 	// agrees with the outcome: GOOD in a success, BAD in a failure
 	// (consistent_scale). Nil means 1.0; new(0.0) gives consistent steps no
 	// weight. It must not be negative.
-	ConsistentScale *float64 `yaml:"consistent_scale"`
+	ConsistentScale *float64 `yaml:"-"`
 	// PosUnconsistentScale is the allocation weight of a BAD step in a
 	// success (pos_unconsistent_scale). Nil means 0.2; it must not be
 	// negative.
-	PosUnconsistentScale *float64 `yaml:"pos_unconsistent_scale"`
+	PosUnconsistentScale *float64 `yaml:"-"`
 	// NegUnconsistentScale is the allocation weight of a GOOD step in a
 	// failure (neg_unconsistent_scale). Nil means 0.2. The reference
 	// configures it as −0.2 and takes the absolute value; so does this
 	// field.
-	NegUnconsistentScale *float64 `yaml:"neg_unconsistent_scale"`
+	NegUnconsistentScale *float64 `yaml:"-"`
 	// PRMSteps bounds the global steps during which ADCA replaces the GRPO
 	// advantages (prm_steps): those below it, counted from 1; see
 	// [ADCAConfig.Active]. Zero means 100; negative means always.
 	PRMSteps int `yaml:"prm_steps"`
+	// EnableMetric judges the steps and reports the prm/* metrics of
+	// judging even when ADCA is off, which leaves the GRPO advantages
+	// alone (enable_adca_metric).
+	EnableMetric bool `yaml:"enable_adca_metric"`
+	// Skip leaves samples unjudged (skip_type, an LLMJudgeConfig.Skip);
+	// "" means SkipNone.
+	Skip SkipRule `yaml:"skip_type"`
 }
 
 // resolvedADCA is an ADCAConfig with every default filled in.
@@ -175,8 +184,8 @@ func (c ADCAConfig) resolve() (resolvedADCA, error) {
 		progress:    c.AlphaProgress,
 		totalSteps:  DefaultADCATotalSteps,
 		lengthNorm:  c.LengthNormalization,
-		batchNorm:   !c.NoBatchNorm,
-		equalWeight: !c.FlatStepWeighting,
+		batchNorm:   orNil(c.BatchNorm, true),
+		equalWeight: orNil(c.EqualTrajectoryWeight, true),
 		consistent:  orNil(c.ConsistentScale, DefaultADCAConsistentScale),
 		// The reference reads abs(neg_unconsistent_scale).
 		posUnconsistent: orNil(c.PosUnconsistentScale, DefaultADCAPosUnconsistentScale),
@@ -193,6 +202,11 @@ func (c ADCAConfig) resolve() (resolvedADCA, error) {
 	}
 	bad := func(format string, args ...any) (resolvedADCA, error) {
 		return resolvedADCA{}, fmt.Errorf("%w: "+format, append([]any{ErrADCAConfig}, args...)...)
+	}
+	switch c.Skip {
+	case "", SkipNone, SkipSmallAdvantage, SkipAllNegative:
+	default:
+		return bad("unknown skip_type %q (want %q, %q or %q)", c.Skip, SkipNone, SkipSmallAdvantage, SkipAllNegative)
 	}
 	switch r.scheme {
 	case ADCADecouple, ADCAAllocation:
@@ -276,7 +290,7 @@ func (c ADCAConfig) Active(globalStep int) bool {
 	return globalStep < c.PRMSteps
 }
 
-func orNil(v *float64, d float64) float64 {
+func orNil[T any](v *T, d T) T {
 	if v == nil {
 		return d
 	}

@@ -40,16 +40,16 @@ type goldenHyper struct {
 
 func (h goldenHyper) config(scheme string) attribution.ADCAConfig {
 	return attribution.ADCAConfig{
-		Scheme:               attribution.ADCAScheme(scheme),
-		FixBase:              new(h.FixBase),
-		Alpha:                new(h.Alpha),
-		ORMDistribution:      attribution.ORMDistribution(h.ORMDistribution),
-		LengthNormalization:  h.LengthNormalization,
-		FlatStepWeighting:    !h.EqualTrajectoryWt,
-		NoBatchNorm:          !h.DoBatchNorm,
-		ConsistentScale:      new(h.ConsistentScale),
-		PosUnconsistentScale: new(h.PosUnconsistentScale),
-		NegUnconsistentScale: new(h.NegUnconsistentScale),
+		Scheme:                attribution.ADCAScheme(scheme),
+		FixBase:               new(h.FixBase),
+		Alpha:                 new(h.Alpha),
+		ORMDistribution:       attribution.ORMDistribution(h.ORMDistribution),
+		LengthNormalization:   h.LengthNormalization,
+		EqualTrajectoryWeight: new(h.EqualTrajectoryWt),
+		BatchNorm:             new(h.DoBatchNorm),
+		ConsistentScale:       new(h.ConsistentScale),
+		PosUnconsistentScale:  new(h.PosUnconsistentScale),
+		NegUnconsistentScale:  new(h.NegUnconsistentScale),
 	}
 }
 

@@ -16,29 +16,6 @@ import (
 	"github.com/org/agentevolver/llm/openai"
 )
 
-// adcaConfig maps the adca_grpo section (reference names, explicit
-// defaults) onto attribution.ADCAConfig (nil means default): every number
-// is passed as given, so an explicit zero stays zero, as in the reference.
-func (c AttributionConfig) adcaConfig() attribution.ADCAConfig {
-	a := c.ADCA
-	return attribution.ADCAConfig{
-		Scheme:               attribution.ADCAScheme(a.PRMScheme),
-		FixBase:              new(a.FixBase),
-		Alpha:                new(a.Alpha),
-		AlphaCosineDecay:     a.AlphaCosineDecayEnable,
-		AlphaMin:             a.AlphaMin,
-		TotalSteps:           new(a.TotalSteps),
-		ORMDistribution:      attribution.ORMDistribution(a.ORMDistribution),
-		LengthNormalization:  a.EnableLengthNormalization,
-		NoBatchNorm:          !a.DoBatchNorm,
-		FlatStepWeighting:    !a.EqualTrajectoryWeight,
-		ConsistentScale:      new(c.ConsistentScale),
-		PosUnconsistentScale: new(c.PosUnconsistentScale),
-		NegUnconsistentScale: new(c.NegUnconsistentScale),
-		PRMSteps:             a.PRMSteps,
-	}
-}
-
 // adcaEstimator is ADCA-GRPO as the run's AdvantageEstimator: the judge
 // labels each sample's steps, attribution.ComputeADCA fuses the labels
 // with the outcomes into step-level advantages. As in the reference, RL
@@ -63,7 +40,7 @@ type adcaEstimator struct {
 // environment (whose StepOracle the oracle judge uses).
 func newADCA(cfg Config, opts Options, impl any, backend backends.Backend, log *slog.Logger) (*adcaEstimator, error) {
 	a := cfg.Attribution
-	est := &adcaEstimator{cfg: a.adcaConfig(), backend: backend, overwrite: a.Enable, log: log}
+	est := &adcaEstimator{cfg: a.ADCAConfig(), backend: backend, overwrite: a.Enable, log: log}
 	if d := a.LLMEvaluationLogDir; d != "" {
 		if !filepath.IsAbs(d) {
 			d = filepath.Join(cfg.Trainer.OutputDir, d)
@@ -71,20 +48,20 @@ func newADCA(cfg Config, opts Options, impl any, backend backends.Backend, log *
 		est.recordDir = d
 	}
 	switch a.Judge {
-	case JudgeOracle:
+	case attribution.JudgeOracle:
 		est.record = attribution.JudgeRecordOptions{EvaluationType: "oracle"}
 		oracle, ok := impl.(envservice.StepOracle)
 		if !ok {
 			return nil, fmt.Errorf("%w: attribution_driven_credit_assignment.judge %q needs an environment with a step oracle (envservice.StepOracle)", ErrConfig, a.Judge)
 		}
 		est.judge = &attribution.OracleJudge{Oracle: oracle}
-	case JudgeLLM:
+	case attribution.JudgeLLM:
 		model, err := judgeModel("attribution_driven_credit_assignment.llm", a.LLM, opts.JudgeModel)
 		if err != nil {
 			return nil, err
 		}
 		j, err := attribution.NewLLMJudge(model, attribution.LLMJudgeConfig{
-			Skip:           attribution.SkipRule(a.ADCA.SkipType),
+			Skip:           a.ADCA.Skip,
 			MaxConcurrency: a.LLM.Concurrency,
 			MaxAttempts:    a.LLM.MaxAttempts,
 			CallTimeout:    a.LLM.Timeout,
@@ -103,7 +80,7 @@ func newADCA(cfg Config, opts Options, impl any, backend backends.Backend, log *
 
 // judgeModel is Options.JudgeModel, else a client of the endpoint the
 // config section (named by section, for errors) gives.
-func judgeModel(section string, c JudgeLLMConfig, given llm.ChatModel) (llm.ChatModel, error) {
+func judgeModel(section string, c llm.EndpointConfig, given llm.ChatModel) (llm.ChatModel, error) {
 	if given != nil {
 		return given, nil
 	}

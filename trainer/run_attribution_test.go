@@ -63,7 +63,7 @@ func TestFitWithADCAOracle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains a tiny model")
 	}
-	cfg := adcaTestConfig(t, JudgeOracle)
+	cfg := adcaTestConfig(t, attribution.JudgeOracle)
 	s, err := mustNew(t, cfg, Options{}).Fit(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +117,7 @@ func TestFitWithADCALLMJudge(t *testing.T) {
 		n := strings.Count(msgs[len(msgs)-1].Content, ">>> EVAL-STEP")
 		return llm.Completion{Message: agentevolver.Message{Role: agentevolver.RoleAssistant, Content: strings.Repeat("GOOD ", n)}}, nil
 	})
-	cfg := adcaTestConfig(t, JudgeLLM)
+	cfg := adcaTestConfig(t, attribution.JudgeLLM)
 	cfg.Attribution.LLMEvaluationLogDir = "judge_records"
 	if _, err := mustNew(t, cfg, Options{JudgeModel: judge}).Fit(context.Background()); err != nil {
 		t.Fatal(err)
@@ -147,7 +147,7 @@ func TestADCAConfigErrors(t *testing.T) {
 	if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "StepOracle") {
 		t.Errorf("oracle judge over an environment without one: err = %v", err)
 	}
-	cfg.Attribution.Judge = JudgeLLM
+	cfg.Attribution.Judge = attribution.JudgeLLM
 	tr, err := New(cfg, Options{Env: echoManager(t, env)})
 	if err != nil {
 		t.Fatal(err)
@@ -158,14 +158,14 @@ func TestADCAConfigErrors(t *testing.T) {
 	for _, bad := range []func(*Config){
 		func(c *Config) { c.Attribution.Judge = "crystal-ball" },
 		func(c *Config) {
-			c.Attribution.ADCA.PRMScheme = "allocation"
-			c.Attribution.ADCA.ORMDistribution = "only_prm"
+			c.Attribution.ADCA.Scheme = attribution.ADCAAllocation
+			c.Attribution.ADCA.ORMDistribution = attribution.ORMOnlyPRM
 		},
 		func(c *Config) { c.Attribution.ADCA.PRMSteps = 0 },
 		// Steps count from 1: prm_steps 1 would never replace anything.
 		func(c *Config) { c.Attribution.ADCA.PRMSteps = 1 },
 		func(c *Config) { c.Attribution.LLMEvaluationLogDir = "../outside" },
-		func(c *Config) { c.Attribution.ADCA.SkipType = "skip_everything" },
+		func(c *Config) { c.Attribution.ADCA.Skip = "skip_everything" },
 	} {
 		c := FromScratchConfig()
 		c.Attribution.Enable = true
@@ -220,8 +220,8 @@ func TestADCAEstimatorSteps(t *testing.T) {
 	base := FromScratchConfig().Attribution
 	base.Enable = true
 	base.ADCA.PRMSteps = 2
-	est := func(a AttributionConfig) *adcaEstimator {
-		return &adcaEstimator{cfg: a.adcaConfig(), judge: judgeFirstGood, backend: backend, overwrite: a.Enable}
+	est := func(a attribution.Config) *adcaEstimator {
+		return &adcaEstimator{cfg: a.ADCAConfig(), judge: judgeFirstGood, backend: backend, overwrite: a.Enable}
 	}
 
 	e := est(base)
@@ -247,8 +247,8 @@ func TestADCAEstimatorSteps(t *testing.T) {
 	}
 
 	decay := base
-	decay.ADCA.AlphaCosineDecayEnable = true
-	decay.ADCA.TotalSteps = 2
+	decay.ADCA.AlphaCosineDecay = true
+	decay.ADCA.TotalSteps = new(2)
 	got, err := est(decay).Advantages(ctx, adcaInput(0))
 	if err != nil {
 		t.Fatal(err)
@@ -256,7 +256,7 @@ func TestADCAEstimatorSteps(t *testing.T) {
 	if a := got.Metrics["prm/alpha"]; math.Abs(a-0.05) > 1e-12 {
 		t.Errorf("first RL step with total_steps 2: alpha %v, want 0.05 (progress 1/2)", a)
 	}
-	decay.ADCA.TotalSteps = 0 // explicit: no progress
+	decay.ADCA.TotalSteps = new(0) // explicit: no progress
 	if got, err = est(decay).Advantages(ctx, adcaInput(0)); err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestADCAEstimatorSteps(t *testing.T) {
 	}
 
 	zero := base
-	zero.ADCA.FixBase = 0
+	zero.ADCA.FixBase = new(0.0)
 	if got, err = est(zero).Advantages(ctx, adcaInput(0)); err != nil {
 		t.Fatal(err)
 	}
@@ -277,12 +277,12 @@ func TestADCAEstimatorSteps(t *testing.T) {
 		}
 	}
 	alloc := base
-	alloc.ADCA.PRMScheme = "allocation"
+	alloc.ADCA.Scheme = attribution.ADCAAllocation
 	def, err := est(alloc).Advantages(ctx, adcaInput(0))
 	if err != nil {
 		t.Fatal(err)
 	}
-	alloc.ConsistentScale = 0
+	alloc.ConsistentScale = new(0.0)
 	if got, err = est(alloc).Advantages(ctx, adcaInput(0)); err != nil {
 		t.Fatal(err)
 	}
@@ -291,8 +291,8 @@ func TestADCAEstimatorSteps(t *testing.T) {
 	}
 
 	metric := base
-	metric.Enable, metric.ADCA.EnableADCAMetric = false, true
-	if err := (Config{Attribution: metric}).Attribution.adcaConfig().Validate(); err != nil {
+	metric.Enable, metric.ADCA.EnableMetric = false, true
+	if err := metric.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	only := est(metric)
@@ -317,7 +317,7 @@ func TestADCAExplicitZerosLoad(t *testing.T) {
 attribution_driven_credit_assignment:
   enable: true
   consistent_scale: 0
-  adca_grpo: {fix_base: 0, total_steps: 0}
+  adca_grpo: {fix_base: 0, total_steps: 0, do_batch_norm: false}
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -325,8 +325,11 @@ attribution_driven_credit_assignment:
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := cfg.Attribution.adcaConfig()
+	a := cfg.Attribution.ADCAConfig()
 	if a.FixBase == nil || *a.FixBase != 0 || a.ConsistentScale == nil || *a.ConsistentScale != 0 || a.TotalSteps == nil || *a.TotalSteps != 0 {
 		t.Fatalf("ADCA config %+v: explicit zeros lost", a)
+	}
+	if a.BatchNorm == nil || *a.BatchNorm || a.EqualTrajectoryWeight == nil || !*a.EqualTrajectoryWeight {
+		t.Fatalf("ADCA config %+v: do_batch_norm false or equal_trajectory_weight's default true lost", a)
 	}
 }

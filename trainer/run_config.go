@@ -16,6 +16,7 @@ import (
 	"github.com/org/agentevolver/envs/builtin"
 	"github.com/org/agentevolver/envs/toolworld"
 	"github.com/org/agentevolver/experience"
+	"github.com/org/agentevolver/llm"
 	"github.com/org/agentevolver/model"
 	"github.com/org/agentevolver/models"
 	"github.com/org/agentevolver/taskgen/grader"
@@ -37,7 +38,7 @@ type Config struct {
 	WarmStart WarmStartConfig `yaml:"warm_start"`
 	// Attribution is self-attributing: step judges and ADCA-GRPO
 	// step-level advantages (the reference's section name).
-	Attribution AttributionConfig `yaml:"attribution_driven_credit_assignment"`
+	Attribution attribution.Config `yaml:"attribution_driven_credit_assignment"`
 	// Experience is self-navigating: which rollouts get experience from
 	// the pool and what training does with it (the reference's
 	// exp_manager section).
@@ -98,7 +99,7 @@ type TaskManagerConfig struct {
 	RegenerateEvery int `yaml:"regenerate_every"`
 	// LLM is the explorer's and summariser's endpoint (explorer llm;
 	// unused when Options.ExplorerModel is set).
-	LLM JudgeLLMConfig `yaml:"llm"`
+	LLM llm.EndpointConfig `yaml:"llm"`
 	// Mixture mixes them with the original tasks each epoch.
 	Mixture MixtureConfig `yaml:"mixture"`
 	// Grader picks the graders of original and synthetic tasks.
@@ -132,7 +133,7 @@ type GraderConfig struct {
 	SyntheticGrader string `yaml:"synthetic_grader"`
 	// LLM is the judge endpoint of the LLM graders; unused when no task
 	// needs one, or when Options.JudgeModel is set.
-	LLM JudgeLLMConfig `yaml:"llm"`
+	LLM llm.EndpointConfig `yaml:"llm"`
 }
 
 // RunConfig is the schedule and bookkeeping of a run.
@@ -574,37 +575,6 @@ type WarmStartConfig struct {
 	Demos int `yaml:"demos"`
 }
 
-// AttributionConfig is the reference's
-// attribution_driven_credit_assignment section: a judge labels every step
-// of every sample GOOD or BAD and ADCA-GRPO turns the labels and the
-// outcome into step-level advantages, which replace the GRPO ones while
-// the RL step, counted from 1 as the reference's global_steps, is below
-// adca_grpo.prm_steps. As in the reference the judge is still called
-// after that, and its prm/* metrics logged, although its labels no longer
-// affect training.
-type AttributionConfig struct {
-	// Enable turns ADCA on.
-	Enable bool `yaml:"enable"`
-	// LLMEvaluationLogDir, when set, receives one judge record per judged
-	// sample (attribution.WriteJudgeRecords: step_NNNNNN/stepNNNNNN_sampleIII_<time>.json,
-	// the reference's llm_evaluation_log_dir); a relative path lies under
-	// trainer.output_dir.
-	LLMEvaluationLogDir string `yaml:"llm_evaluation_log_dir"`
-	// Judge is "oracle" (the environment's envservice.StepOracle: exact
-	// labels, no LLM; toolworld has one) or "llm" (the reference's LLM
-	// judge: Options.JudgeModel, else the endpoint of LLM).
-	Judge string `yaml:"judge"`
-	// LLM configures the LLM judge.
-	LLM JudgeLLMConfig `yaml:"llm"`
-	// The allocation scheme's weights (read from this level, as the
-	// reference does). Their values are used as given, zeros included.
-	ConsistentScale      float64 `yaml:"consistent_scale"`
-	PosUnconsistentScale float64 `yaml:"pos_unconsistent_scale"`
-	NegUnconsistentScale float64 `yaml:"neg_unconsistent_scale"`
-	// ADCA are the advantage settings (adca_grpo).
-	ADCA ADCAGRPOConfig `yaml:"adca_grpo"`
-}
-
 // ExperienceConfig is the reference's exp_manager section (§5.1, §5.8):
 // per task a train mode (keep: experience stays in the training sample;
 // discard: it is stripped and the sample trains off-policy), per rollout
@@ -680,70 +650,6 @@ const (
 	PoolReMe  = "reme"
 )
 
-// Judges of AttributionConfig.Judge.
-const (
-	JudgeOracle = "oracle"
-	JudgeLLM    = "llm"
-)
-
-// JudgeLLMConfig is the LLM step judge's endpoint and limits.
-type JudgeLLMConfig struct {
-	// BaseURL and ModelName name an OpenAI-compatible endpoint (vLLM,
-	// DashScope, OpenAI); unused when Options.JudgeModel is set.
-	BaseURL   string `yaml:"base_url"`
-	ModelName string `yaml:"model_name"`
-	// APIKeyEnv names the environment variable holding the API key;
-	// empty means OPENAI_API_KEY.
-	APIKeyEnv string `yaml:"api_key_env"`
-	// Concurrency bounds the judge requests in flight (reference 20); 0
-	// means attribution.DefaultJudgeConcurrency.
-	Concurrency int `yaml:"concurrency"`
-	// MaxAttempts bounds the requests per sample; 0 means
-	// attribution.DefaultJudgeAttempts.
-	MaxAttempts int `yaml:"max_attempts"`
-	// Timeout bounds each request; 0 means
-	// attribution.DefaultJudgeCallTimeout.
-	Timeout time.Duration `yaml:"timeout"`
-}
-
-// ADCAGRPOConfig is the adca_grpo section, with the reference's names and
-// defaults (DefaultConfig sets them). Numbers are used as given: an
-// explicit 0 for fix_base, alpha or total_steps means 0, as in the
-// reference, not the default.
-type ADCAGRPOConfig struct {
-	// EnableADCAMetric judges the steps and logs the prm/* metrics of
-	// judging even when enable is false, which leaves the GRPO advantages
-	// alone (the reference's enable_adca_metric).
-	EnableADCAMetric bool `yaml:"enable_adca_metric"`
-	// PRMScheme is "decouple" or "allocation".
-	PRMScheme string `yaml:"prm_scheme"`
-	// PRMSteps is the number of RL steps during which ADCA replaces the
-	// GRPO advantages.
-	PRMSteps int `yaml:"prm_steps"`
-	// DoBatchNorm z-scores the process rewards within each group.
-	DoBatchNorm bool `yaml:"do_batch_norm"`
-	// EqualTrajectoryWeight gives every trajectory of a group the same
-	// weight in that z-score, whatever its number of steps.
-	EqualTrajectoryWeight bool `yaml:"equal_trajectory_weight"`
-	// FixBase is a process reward's magnitude (decouple); 0 gives no
-	// process reward.
-	FixBase float64 `yaml:"fix_base"`
-	// Alpha weighs process rewards against the outcome, decaying along a
-	// half cosine to AlphaMin over TotalSteps when AlphaCosineDecayEnable
-	// (progress step/TotalSteps, the step counted from 1; TotalSteps <= 0
-	// means no decay progress).
-	Alpha                  float64 `yaml:"alpha"`
-	AlphaCosineDecayEnable bool    `yaml:"alpha_cosine_decay_enable"`
-	AlphaMin               float64 `yaml:"alpha_min"`
-	TotalSteps             int     `yaml:"total_steps"`
-	// ORMDistribution is "last_step", "all_steps" or "only_prm".
-	ORMDistribution string `yaml:"orm_distribution"`
-	// EnableLengthNormalization divides step rewards by sqrt(steps).
-	EnableLengthNormalization bool `yaml:"enable_length_normalization"`
-	// SkipType leaves samples unjudged: "none", "skip_small_adv" (GRPO
-	// advantage ~0 at the first trained token) or "skip_all_neg".
-	SkipType string `yaml:"skip_type"`
-}
 
 // DefaultConfig returns the main job: the shipped toolworld base policy
 // (package models) evolved on toolworld's levels 1-3 with the three
@@ -811,7 +717,7 @@ func DefaultConfig() Config {
 	// Self-attributing: ADCA-GRPO with the environment's exact step
 	// labels (no LLM judge).
 	c.Attribution.Enable = true
-	c.Attribution.Judge = JudgeOracle
+	c.Attribution.Judge = attribution.JudgeOracle
 	return c
 }
 
@@ -904,13 +810,7 @@ func FromScratchConfig() Config {
 			Grader:  GraderConfig{OriginalGrader: grader.NameEnv, SyntheticGrader: grader.DefaultSyntheticGrader},
 		},
 		// The reference's defaults, off.
-		Attribution: AttributionConfig{
-			Judge: JudgeOracle, ConsistentScale: 1, PosUnconsistentScale: 0.2, NegUnconsistentScale: 0.2,
-			ADCA: ADCAGRPOConfig{
-				PRMScheme: "decouple", PRMSteps: 100, DoBatchNorm: true, EqualTrajectoryWeight: true,
-				FixBase: 0.2, Alpha: 0.1, TotalSteps: 100, ORMDistribution: "last_step", SkipType: "none",
-			},
-		},
+		Attribution: attribution.DefaultConfig(),
 	}
 }
 
@@ -1057,19 +957,12 @@ func (c Config) Validate() error {
 			errs = append(errs, "exp_manager: "+err.Error())
 		}
 	}
-	if c.Attribution.Enable || c.Attribution.ADCA.EnableADCAMetric {
-		check(c.Attribution.Judge == JudgeOracle || c.Attribution.Judge == JudgeLLM,
-			"attribution_driven_credit_assignment.judge %q: want %q or %q", c.Attribution.Judge, JudgeOracle, JudgeLLM)
+	if c.Attribution.Enable || c.Attribution.ADCA.EnableMetric {
 		check(!c.Attribution.Enable || c.Attribution.ADCA.PRMSteps > 1, "attribution_driven_credit_assignment.adca_grpo.prm_steps %d must be > 1: ADCA replaces the advantages of RL steps 1 to prm_steps-1 (to train without ADCA set enable: false)", c.Attribution.ADCA.PRMSteps)
 		check(c.Attribution.LLMEvaluationLogDir == "" || filepath.IsAbs(c.Attribution.LLMEvaluationLogDir) || filepath.IsLocal(c.Attribution.LLMEvaluationLogDir),
 			"attribution_driven_credit_assignment.llm_evaluation_log_dir %q must be absolute or stay inside trainer.output_dir", c.Attribution.LLMEvaluationLogDir)
-		if err := c.Attribution.adcaConfig().Validate(); err != nil {
+		if err := c.Attribution.Validate(); err != nil {
 			errs = append(errs, "attribution_driven_credit_assignment: "+err.Error())
-		}
-		switch attribution.SkipRule(c.Attribution.ADCA.SkipType) {
-		case "", attribution.SkipNone, attribution.SkipSmallAdvantage, attribution.SkipAllNegative:
-		default:
-			errs = append(errs, fmt.Sprintf("attribution_driven_credit_assignment.adca_grpo.skip_type %q: want none, skip_small_adv or skip_all_neg", c.Attribution.ADCA.SkipType))
 		}
 	}
 	if len(errs) > 0 {

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/org/agentevolver/attribution"
 )
 
 // TestFromScratchFile keeps examples/configs/from-scratch.yaml, layered over
@@ -33,7 +35,7 @@ func TestDefaultConfigIsTheMainJob(t *testing.T) {
 	if c.Model.Path != "builtin:toolworld-base" || c.WarmStart.Steps != 0 {
 		t.Errorf("model.path %q, warm_start.steps %d: want the shipped base, no warm start", c.Model.Path, c.WarmStart.Steps)
 	}
-	if c.Tasks.N == 0 || c.Experience.TrainRolloutMode != "mixed" || c.Experience.TrainSampleMode != "hybrid" || !c.Attribution.Enable || c.Attribution.Judge != JudgeOracle {
+	if c.Tasks.N == 0 || c.Experience.TrainRolloutMode != "mixed" || c.Experience.TrainSampleMode != "hybrid" || !c.Attribution.Enable || c.Attribution.Judge != attribution.JudgeOracle {
 		t.Errorf("mechanisms: task_manager.n %d, exp %s/%s, attribution %v/%s", c.Tasks.N, c.Experience.TrainRolloutMode, c.Experience.TrainSampleMode, c.Attribution.Enable, c.Attribution.Judge)
 	}
 }

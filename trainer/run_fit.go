@@ -444,7 +444,7 @@ func (t *Trainer) open(ctx context.Context) (_ *run, err error) {
 	if err := r.setupExperience(cfg, t.opts); err != nil {
 		return nil, err
 	}
-	if cfg.Attribution.Enable || cfg.Attribution.ADCA.EnableADCAMetric {
+	if cfg.Attribution.Enable || cfg.Attribution.ADCA.EnableMetric {
 		if r.hooks.Advantages != nil {
 			return nil, fmt.Errorf("%w: Hooks.Advantages and attribution_driven_credit_assignment (enable or adca_grpo.enable_adca_metric) both take the advantage hook; choose one", ErrConfig)
 		}

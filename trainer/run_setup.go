@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/gomlx/gomlx/backends"
-
 	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/attribution"
 	"github.com/org/agentevolver/envclient"
 	"github.com/org/agentevolver/envservice"
 	"github.com/org/agentevolver/llm"
@@ -180,7 +180,7 @@ func checkCapabilities(cfg Config, e *environment) error {
 	if _, ok := e.impl.(envservice.TaskMetadataProvider); !ok && cfg.Data.MaxDifficulty > 0 {
 		missing = append(missing, fmt.Sprintf("data.max_difficulty=%d filters by task difficulty (envservice.TaskMetadataProvider); set data.max_difficulty: 0", cfg.Data.MaxDifficulty))
 	}
-	if _, ok := e.impl.(envservice.StepOracle); !ok && (cfg.Attribution.Enable || cfg.Attribution.ADCA.EnableADCAMetric) && cfg.Attribution.Judge == JudgeOracle {
+	if _, ok := e.impl.(envservice.StepOracle); !ok && (cfg.Attribution.Enable || cfg.Attribution.ADCA.EnableMetric) && cfg.Attribution.Judge == attribution.JudgeOracle {
 		missing = append(missing, "attribution_driven_credit_assignment.judge=oracle labels steps with the environment's step oracle (envservice.StepOracle); set judge: llm")
 	}
 	if len(missing) == 0 {
