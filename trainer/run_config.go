@@ -650,7 +650,6 @@ const (
 	PoolReMe  = "reme"
 )
 
-
 // DefaultConfig returns the main job: the shipped toolworld base policy
 // (package models) evolved on toolworld's levels 1-3 with the three
 // self-evolving mechanisms on (tasks synthesised during training, the
