@@ -16,9 +16,9 @@ import (
 	"github.com/org/agentevolver/envs/builtin"
 	"github.com/org/agentevolver/envs/toolworld"
 	"github.com/org/agentevolver/experience"
-	"github.com/org/agentevolver/llm"
 	"github.com/org/agentevolver/model"
 	"github.com/org/agentevolver/models"
+	"github.com/org/agentevolver/taskgen"
 	"github.com/org/agentevolver/taskgen/grader"
 )
 
@@ -42,98 +42,11 @@ type Config struct {
 	// Experience is self-navigating: which rollouts get experience from
 	// the pool and what training does with it (the reference's
 	// exp_manager section).
-	Experience ExperienceConfig `yaml:"exp_manager"`
+	Experience experience.Config `yaml:"exp_manager"`
 	// Tasks is self-questioning: synthetic tasks mixed with the original
 	// ones and graded by their evaluator (the reference's task_manager
 	// section).
-	Tasks TaskManagerConfig `yaml:"task_manager"`
-}
-
-// TaskManagerConfig is the task_manager section: which synthetic tasks
-// train, mixed how with the original ones, graded by what. Synthetic
-// tasks are made during training (N > 0: the trainer explores, summarises,
-// filters and mixes them itself, as the reference's task manager does) or
-// come from a task file (agentevolver gen-tasks writes one); they never
-// reach validation.
-type TaskManagerConfig struct {
-	// TrainDataPath is a JSON-lines or Parquet file of synthetic tasks
-	// (the reference's task cache); required when the mixture asks for
-	// synthetic tasks and N is 0. With N > 0 it is the cache the
-	// reference makes of it: an existing file is read instead of the first
-	// synthesis round, and otherwise that round's tasks are written there.
-	TrainDataPath string `yaml:"train_data_path"`
-	// N is the number of explorations of every seed task in a synthesis
-	// round (the reference's task_manager.n). Zero turns in-training
-	// synthesis off; positive makes the trainer synthesise the mixture's
-	// synthetic tasks itself: before the first RL step, and again every
-	// RegenerateEvery epochs. Each round's tasks are written to
-	// <output_dir>/task_manager/round_NNNN.jsonl (resumed runs read them
-	// back; a round interrupted midway resumes from its checkpoint there)
-	// and depend only on the run's seed and the round.
-	N int `yaml:"n"`
-	// Explorer is how the environment is explored: "random" (the
-	// default: its own random valid actions, each walk relabelled in
-	// hindsight as the task of what it achieved, and kept when the
-	// environment's expert replays it; no LLM) or "llm" (the reference's
-	// LLM explorer, summariser and post filter, with the model of LLM).
-	// The random walks' lengths cycle through the difficulties the
-	// environment's profile names (relation_difficulty): one call, two or
-	// three, three to five.
-	Explorer string `yaml:"explorer"`
-	// ExploreSeeds is whose worlds are explored: "split" (the default:
-	// every task of data.train_split, including worlds with no human task
-	// when data.train_files names fewer; only their worlds are used, never
-	// their instructions) or "original" (the original training tasks).
-	ExploreSeeds string `yaml:"explore_seeds"`
-	// MaxExploreSeeds bounds the seed tasks of a round, drawn anew each
-	// round; 0 explores them all.
-	MaxExploreSeeds int `yaml:"max_explore_seeds"`
-	// MaxExploreSteps bounds an LLM exploration (0: the explorer's
-	// default).
-	MaxExploreSteps int `yaml:"max_explore_steps"`
-	// Concurrency bounds the explorations in flight (0: the generator's
-	// default).
-	Concurrency int `yaml:"concurrency"`
-	// RegenerateEvery synthesises a new round every RegenerateEvery
-	// epochs; 0 makes one round for the whole run.
-	RegenerateEvery int `yaml:"regenerate_every"`
-	// LLM is the explorer's and summariser's endpoint (explorer llm;
-	// unused when Options.ExplorerModel is set).
-	LLM llm.EndpointConfig `yaml:"llm"`
-	// Mixture mixes them with the original tasks each epoch.
-	Mixture MixtureConfig `yaml:"mixture"`
-	// Grader picks the graders of original and synthetic tasks.
-	Grader GraderConfig `yaml:"grader"`
-}
-
-// MixtureConfig is task_manager.mixture (reference §4.7): the original
-// tasks (UseOriginalTasks) plus int(originals × SyntheticDataRatio)
-// synthetic ones (all of them when fewer), shuffled (Shuffle). Unlike the
-// reference, which re-mixes with the same seed (42) every epoch, each
-// epoch draws its own seeded sample, so a ratio below what the file holds
-// shows the policy different synthetic tasks over the epochs.
-type MixtureConfig struct {
-	UseOriginalTasks   bool    `yaml:"use_original_tasks"`
-	SyntheticDataRatio float64 `yaml:"synthetic_data_ratio"`
-	Shuffle            bool    `yaml:"shuffle"`
-}
-
-// GraderConfig is task_manager.grader: grader names of package
-// taskgen/grader, chosen by each task's evaluator.
-type GraderConfig struct {
-	// OriginalGrader grades original tasks that name no evaluator
-	// (default "env", the environment's own evaluation).
-	OriginalGrader string `yaml:"original_grader"`
-	// SyntheticGrader grades synthetic tasks whose evaluator is
-	// "synthetic" (an LLM's task without a verifiable check; default
-	// llm-binary-gt-no_constraint, the reference's). Synthetic tasks that
-	// name their own evaluator keep it: toolworld's hindsight tasks are
-	// "env", verified by the environment. The reference overwrote every
-	// synthetic task's evaluator.
-	SyntheticGrader string `yaml:"synthetic_grader"`
-	// LLM is the judge endpoint of the LLM graders; unused when no task
-	// needs one, or when Options.JudgeModel is set.
-	LLM llm.EndpointConfig `yaml:"llm"`
+	Tasks taskgen.Config `yaml:"task_manager"`
 }
 
 // RunConfig is the schedule and bookkeeping of a run.
@@ -575,81 +488,6 @@ type WarmStartConfig struct {
 	Demos int `yaml:"demos"`
 }
 
-// ExperienceConfig is the reference's exp_manager section (§5.1, §5.8):
-// per task a train mode (keep: experience stays in the training sample;
-// discard: it is stripped and the sample trains off-policy), per rollout
-// whether to ask the pool for experience. The method presets are:
-//
-//	baseline  train_rollout_mode woexp
-//	EC        mixed, train_sample_mode allkeep
-//	EI        mixed, alldiscard
-//	HET       mixed, hybrid with train_sample_keepratio in (0, 1)
-//
-// Experience comes from Options.Hooks.Experience (an
-// agentflow.ExperienceInjector, usually an experience.Injector over a
-// pool); without one no rollout gets any, whatever the modes.
-type ExperienceConfig struct {
-	// ValRolloutMode and TrainRolloutMode are woexp, mixed or all.
-	ValRolloutMode   string `yaml:"val_rollout_mode"`
-	TrainRolloutMode string `yaml:"train_rollout_mode"`
-	// RolloutRatio is mixed's share of a task's rollouts with experience.
-	RolloutRatio float64 `yaml:"rollout_ratio"`
-	// TrainSampleMode is allkeep, alldiscard or hybrid, with
-	// TrainSampleKeepRatio the share of keep tasks for hybrid.
-	TrainSampleMode      string  `yaml:"train_sample_mode"`
-	TrainSampleKeepRatio float64 `yaml:"train_sample_keepratio"`
-	// ExperienceTemplate wraps injected experience ("{}" marks it) and is
-	// what training strips; empty means the reference's template.
-	ExperienceTemplate string `yaml:"experience_template"`
-	// RetrieveTopK is how many experiences a rollout retrieves
-	// (reme.retrieve_top_k).
-	RetrieveTopK int `yaml:"retrieve_top_k"`
-	// UpdatedFreq updates the pool with the trajectories of every
-	// UpdatedFreq-th RL step (in the background, waited for after the
-	// step's policy update); 0 never updates during training.
-	UpdatedFreq int `yaml:"updated_freq"`
-	// InitExpBeforeTraining fills the pool before RL from episodes of
-	// InitSplit's tasks (at the validation temperature, in
-	// SummaryBatchSize chunks per task). The reference rolls out the
-	// validation split here, which leaks held-out tasks into the
-	// experience; the default is the training split.
-	InitExpBeforeTraining bool   `yaml:"init_exp_before_training"`
-	InitSplit             string `yaml:"init_split"`
-	// InitExpOnly stops after the initialisation (and the warm start and
-	// the validation before RL, when configured), taking no RL step: the
-	// reference's "Init Only" mode, which builds a pool for later runs to
-	// use. It needs InitExpBeforeTraining and a pool.
-	InitExpOnly bool `yaml:"init_exp_only"`
-	// InitTasks bounds the tasks of the initialisation; 0 means all.
-	InitTasks        int `yaml:"init_tasks"`
-	SummaryBatchSize int `yaml:"summary_batch_size"`
-	// Pool builds the experience pool when Options.ExperiencePool is nil.
-	Pool ExperiencePoolConfig `yaml:"pool"`
-}
-
-// ExperiencePoolConfig chooses the experience pool of a run.
-type ExperiencePoolConfig struct {
-	// Type is "" (no pool), "local" (an embedded store file, the built-in
-	// local embedder and the worked-example summariser: no service and no
-	// LLM) or "reme" (the ReMe service at BaseURL).
-	Type string `yaml:"type"`
-	// Path is the local store file: relative paths lie under
-	// trainer.output_dir (and must stay inside it); an absolute path
-	// shares a pool between runs. Empty means ExperienceFile in the output
-	// directory.
-	Path string `yaml:"path"`
-	// WorkspaceID names the pool in the store or at the service.
-	WorkspaceID string `yaml:"workspace_id"`
-	// BaseURL is the ReMe service root.
-	BaseURL string `yaml:"base_url"`
-}
-
-// Experience pool types of ExperiencePoolConfig.Type.
-const (
-	PoolLocal = "local"
-	PoolReMe  = "reme"
-)
-
 // DefaultConfig returns the main job: the shipped toolworld base policy
 // (package models) evolved on toolworld's levels 1-3 with the three
 // self-evolving mechanisms on (tasks synthesised during training, the
@@ -698,14 +536,14 @@ func DefaultConfig() Config {
 	// walks, relabelled in hindsight, mixed one to one with the human
 	// tasks.
 	c.Tasks.N = 1
-	c.Tasks.Explorer = ExplorerRandom
+	c.Tasks.Explorer = taskgen.ExplorerRandom
 	c.Tasks.MaxExploreSeeds = 64
-	c.Tasks.Mixture = MixtureConfig{UseOriginalTasks: true, SyntheticDataRatio: 1, Shuffle: true}
+	c.Tasks.Mixture = taskgen.MixtureConfig{UseOriginalTasks: true, SyntheticDataRatio: 1, Shuffle: true}
 	// Self-navigating: the embedded pool, filled from the base's own
 	// rollouts before training and after every step; half of each
 	// group's rollouts see experience, and HET strips it from half of
 	// those samples (off-policy clip).
-	c.Experience.Pool = ExperiencePoolConfig{Type: "local"}
+	c.Experience.Pool = experience.PoolConfig{Type: "local"}
 	c.Experience.InitExpBeforeTraining = true
 	c.Experience.InitTasks = 32
 	c.Experience.UpdatedFreq = 1
@@ -799,14 +637,14 @@ func FromScratchConfig() Config {
 		// tasks; RL then practises on all of them.
 		WarmStart: WarmStartConfig{Steps: 250, BatchSize: 16, LR: 1e-3, Demos: 300},
 		// The reference's defaults: no experience.
-		Experience: ExperienceConfig{
+		Experience: experience.Config{
 			ValRolloutMode: "woexp", TrainRolloutMode: "woexp", TrainSampleMode: "alldiscard",
 			RetrieveTopK: 3, InitSplit: "train", SummaryBatchSize: 8,
 		},
 		// The reference's defaults: original tasks only.
-		Tasks: TaskManagerConfig{
-			Mixture: MixtureConfig{UseOriginalTasks: true, Shuffle: true},
-			Grader:  GraderConfig{OriginalGrader: grader.NameEnv, SyntheticGrader: grader.DefaultSyntheticGrader},
+		Tasks: taskgen.Config{
+			Mixture: taskgen.MixtureConfig{UseOriginalTasks: true, Shuffle: true},
+			Grader:  taskgen.GraderConfig{OriginalGrader: grader.NameEnv, SyntheticGrader: grader.DefaultSyntheticGrader},
 		},
 		// The reference's defaults, off.
 		Attribution: attribution.DefaultConfig(),
@@ -877,8 +715,8 @@ func (c Config) Validate() error {
 	}
 	check(c.Tasks.N >= 0 && c.Tasks.MaxExploreSeeds >= 0 && c.Tasks.MaxExploreSteps >= 0 && c.Tasks.Concurrency >= 0 && c.Tasks.RegenerateEvery >= 0,
 		"task_manager: n, max_explore_seeds, max_explore_steps, concurrency and regenerate_every must be >= 0")
-	check(slices.Contains([]string{"", ExplorerRandom, ExplorerLLM}, c.Tasks.Explorer), "task_manager.explorer %q: want %s or %s", c.Tasks.Explorer, ExplorerRandom, ExplorerLLM)
-	check(slices.Contains([]string{"", ExploreSplit, ExploreOriginal}, c.Tasks.ExploreSeeds), "task_manager.explore_seeds %q: want %s or %s", c.Tasks.ExploreSeeds, ExploreSplit, ExploreOriginal)
+	check(slices.Contains([]string{"", taskgen.ExplorerRandom, taskgen.ExplorerLLM}, c.Tasks.Explorer), "task_manager.explorer %q: want %s or %s", c.Tasks.Explorer, taskgen.ExplorerRandom, taskgen.ExplorerLLM)
+	check(slices.Contains([]string{"", taskgen.ExploreSplit, taskgen.ExploreOriginal}, c.Tasks.ExploreSeeds), "task_manager.explore_seeds %q: want %s or %s", c.Tasks.ExploreSeeds, taskgen.ExploreSplit, taskgen.ExploreOriginal)
 	if c.Model.Path == "" {
 		s := c.Model.Shape
 		check(s.HiddenSize > 0 && s.NumLayers > 0 && s.NumHeads > 0 && s.IntermediateSize > 0,
@@ -945,13 +783,13 @@ func (c Config) Validate() error {
 		"exp_manager.init_exp_only needs exp_manager.init_exp_before_training: there would be nothing to do")
 	check(c.Experience.ExperienceTemplate == "" || strings.Contains(c.Experience.ExperienceTemplate, "{}"), "exp_manager.experience_template has no {} placeholder")
 	switch p := c.Experience.Pool; p.Type {
-	case "", PoolReMe:
-	case PoolLocal:
+	case "", experience.PoolReMe:
+	case experience.PoolLocal:
 		check(p.Path == "" || filepath.IsAbs(p.Path) || filepath.IsLocal(p.Path), "exp_manager.pool.path %q must be absolute or stay inside trainer.output_dir", p.Path)
 	default:
 		errs = append(errs, fmt.Sprintf("exp_manager.pool.type %q: want local or reme", p.Type))
 	}
-	for _, a := range []experience.Allocation{c.Experience.trainAllocation(), c.Experience.valAllocation()} {
+	for _, a := range []experience.Allocation{c.Experience.TrainAllocation(), c.Experience.ValAllocation()} {
 		if err := a.Validate(); err != nil {
 			errs = append(errs, "exp_manager: "+err.Error())
 		}

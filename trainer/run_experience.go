@@ -14,22 +14,6 @@ import (
 	"github.com/org/agentevolver/experience"
 )
 
-// trainAllocation is the exp_manager section's allocation of RL rollouts.
-func (c ExperienceConfig) trainAllocation() experience.Allocation {
-	return experience.Allocation{
-		SampleMode:   experience.SampleMode(c.TrainSampleMode),
-		KeepRatio:    c.TrainSampleKeepRatio,
-		RolloutMode:  experience.RolloutMode(c.TrainRolloutMode),
-		RolloutRatio: c.RolloutRatio,
-	}
-}
-
-// valAllocation is its allocation of validation rollouts: the validation
-// rollout mode; the train mode is irrelevant (nothing trains).
-func (c ExperienceConfig) valAllocation() experience.Allocation {
-	return experience.Allocation{RolloutMode: experience.RolloutMode(c.ValRolloutMode), RolloutRatio: c.RolloutRatio}
-}
-
 // allocateExperience sets the experience fields of rollouts, n per task
 // in task order, from a, seeded by (seed, phase, step) so a resumed run
 // allocates as the uninterrupted one did. Without an injector no rollout
@@ -105,7 +89,7 @@ func (r *run) initExperience(ctx context.Context) error {
 	for i := range rollouts {
 		rollouts[i].Seed = rolloutSeed(r.cfg.Trainer.Seed, phaseInitExperience, 0, i/k, i%k)
 	}
-	if err := r.allocateExperience(rollouts, k, r.cfg.Experience.valAllocation(), phaseInitExperience, 0); err != nil {
+	if err := r.allocateExperience(rollouts, k, r.cfg.Experience.ValAllocation(), phaseInitExperience, 0); err != nil {
 		return err
 	}
 	results, failures, err := r.runEpisodes(ctx, r.runner(r.flow(r.policy, r.cfg.Rollout.ValTemperature)), rollouts, "init_experience", 0)
@@ -249,13 +233,13 @@ func (r *run) injectionMetrics(m map[string]float64, finished []agentevolver.Tra
 func openExperiencePool(cfg Config) (experience.Pool, func() error, error) {
 	p := cfg.Experience.Pool
 	switch p.Type {
-	case PoolReMe:
+	case experience.PoolReMe:
 		c, err := experience.NewReMe(experience.ReMeConfig{BaseURL: p.BaseURL, WorkspaceID: p.WorkspaceID})
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: exp_manager.pool: %w", ErrConfig, err)
 		}
 		return c, func() error { return nil }, nil
-	case PoolLocal:
+	case experience.PoolLocal:
 		path := cmp.Or(p.Path, ExperienceFile)
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(cfg.Trainer.OutputDir, path)

@@ -89,12 +89,12 @@ func TestExperiencePoolConfigErrors(t *testing.T) {
 	if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "ExperiencePool") {
 		t.Errorf("pool and injector: err = %v", err)
 	}
-	for _, bad := range []func(*ExperienceConfig){
-		func(c *ExperienceConfig) { c.TrainRolloutMode = "often" },
-		func(c *ExperienceConfig) { c.TrainSampleMode = "hybrid"; c.TrainSampleKeepRatio = 2 },
-		func(c *ExperienceConfig) { c.ExperienceTemplate = "no placeholder" },
-		func(c *ExperienceConfig) { c.UpdatedFreq = -1 },
-		func(c *ExperienceConfig) { c.InitExpOnly = true }, // without init_exp_before_training
+	for _, bad := range []func(*experience.Config){
+		func(c *experience.Config) { c.TrainRolloutMode = "often" },
+		func(c *experience.Config) { c.TrainSampleMode = "hybrid"; c.TrainSampleKeepRatio = 2 },
+		func(c *experience.Config) { c.ExperienceTemplate = "no placeholder" },
+		func(c *experience.Config) { c.UpdatedFreq = -1 },
+		func(c *experience.Config) { c.InitExpOnly = true }, // without init_exp_before_training
 	} {
 		c := FromScratchConfig()
 		bad(&c.Experience)
@@ -132,7 +132,7 @@ func TestFitWithLocalPool(t *testing.T) {
 	cfg := tinyConfig(t)
 	cfg.WarmStart.Steps = 1
 	cfg.Trainer.RLSteps = 1
-	cfg.Experience.Pool.Type = PoolLocal
+	cfg.Experience.Pool.Type = experience.PoolLocal
 	cfg.Experience.TrainRolloutMode, cfg.Experience.RolloutRatio = "mixed", 0.5
 	cfg.Experience.UpdatedFreq = 1
 	if _, err := mustNew(t, cfg, Options{}).Fit(context.Background()); err != nil {
@@ -164,7 +164,7 @@ func TestFitWithLocalPool(t *testing.T) {
 		t.Fatalf("resume with the pool: %v", err)
 	}
 	bad := FromScratchConfig()
-	bad.Experience.Pool = ExperiencePoolConfig{Type: PoolLocal, Path: "../outside.db"}
+	bad.Experience.Pool = experience.PoolConfig{Type: experience.PoolLocal, Path: "../outside.db"}
 	if err := bad.Validate(); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "exp_manager.pool.path") {
 		t.Errorf("a pool path leaving the output dir: %v", err)
 	}

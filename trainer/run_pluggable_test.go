@@ -13,6 +13,7 @@ import (
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/agentflow"
 	"github.com/org/agentevolver/contextmgr"
+	"github.com/org/agentevolver/experience"
 	"github.com/org/agentevolver/runlog"
 )
 
@@ -171,15 +172,15 @@ func TestFitExperienceModes(t *testing.T) {
 	}
 	tests := []struct {
 		name       string
-		exp        ExperienceConfig
+		exp        experience.Config
 		wantCalls  int64 // injections: 2 tasks x 2 rollouts in the one RL step
 		offPolicy  bool  // some loss tokens off-policy
 		allOnShare bool
 	}{
-		{"baseline", ExperienceConfig{TrainRolloutMode: "woexp", ValRolloutMode: "woexp", TrainSampleMode: "alldiscard"}, 0, false, true},
-		{"EC", ExperienceConfig{TrainRolloutMode: "mixed", ValRolloutMode: "woexp", RolloutRatio: 0.5, TrainSampleMode: "allkeep"}, 2, false, true},
-		{"EI", ExperienceConfig{TrainRolloutMode: "mixed", ValRolloutMode: "woexp", RolloutRatio: 0.5, TrainSampleMode: "alldiscard"}, 2, true, false},
-		{"HET", ExperienceConfig{TrainRolloutMode: "mixed", ValRolloutMode: "woexp", RolloutRatio: 0.5, TrainSampleMode: "hybrid", TrainSampleKeepRatio: 0.5}, 2, true, false},
+		{"baseline", experience.Config{TrainRolloutMode: "woexp", ValRolloutMode: "woexp", TrainSampleMode: "alldiscard"}, 0, false, true},
+		{"EC", experience.Config{TrainRolloutMode: "mixed", ValRolloutMode: "woexp", RolloutRatio: 0.5, TrainSampleMode: "allkeep"}, 2, false, true},
+		{"EI", experience.Config{TrainRolloutMode: "mixed", ValRolloutMode: "woexp", RolloutRatio: 0.5, TrainSampleMode: "alldiscard"}, 2, true, false},
+		{"HET", experience.Config{TrainRolloutMode: "mixed", ValRolloutMode: "woexp", RolloutRatio: 0.5, TrainSampleMode: "hybrid", TrainSampleKeepRatio: 0.5}, 2, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/experience"
 	"github.com/org/agentevolver/llm"
 	"github.com/org/agentevolver/model"
 	"github.com/org/agentevolver/runlog"
@@ -467,7 +468,7 @@ func TestFitRemoteBehaviourLogProbs(t *testing.T) {
 			cfg.Trainer.OutputDir = probe.Trainer.OutputDir
 			cfg.Trainer.RLSteps = 1
 			cfg.Actor.OffPolicyOldLogProbs = mode
-			cfg.Experience = ExperienceConfig{TrainRolloutMode: "mixed", ValRolloutMode: "woexp", RolloutRatio: 0.5, TrainSampleMode: "alldiscard"}
+			cfg.Experience = experience.Config{TrainRolloutMode: "mixed", ValRolloutMode: "woexp", RolloutRatio: 0.5, TrainSampleMode: "alldiscard"}
 			var calls atomic.Int64
 			ones := advantageFunc(func(in AdvantageInput) [][]float32 { return in.LossMask })
 			if _, err := mustNew(t, cfg, Options{Hooks: Hooks{Experience: tipInjector{&calls}, Advantages: ones}}).Fit(context.Background()); err != nil {

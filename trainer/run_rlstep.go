@@ -88,7 +88,7 @@ func (r *run) rlStep(ctx context.Context, step int, note outageNote) (map[string
 	for i := range rollouts {
 		rollouts[i].Seed = rolloutSeed(r.cfg.Trainer.Seed, phaseTrain, step, i/n, i%n)
 	}
-	if err := r.allocateExperience(rollouts, n, r.cfg.Experience.trainAllocation(), phaseTrain, step); err != nil {
+	if err := r.allocateExperience(rollouts, n, r.cfg.Experience.TrainAllocation(), phaseTrain, step); err != nil {
 		return nil, err
 	}
 	results, failures, err := r.runEpisodes(ctx, r.runner(r.flow(r.policy, r.cfg.Rollout.Temperature)), rollouts, "rl", step+1)

@@ -16,29 +16,6 @@ import (
 	"github.com/org/agentevolver/taskgen"
 )
 
-// Explorers of TaskManagerConfig.Explorer.
-const (
-	// ExplorerRandom walks the environment with its own random valid
-	// actions (envservice.RandomExplorer) and relabels each walk in
-	// hindsight (envservice.TaskSynthesizer): no LLM, rewards the
-	// environment verifies.
-	ExplorerRandom = "random"
-	// ExplorerLLM explores and summarises with the model of
-	// task_manager.llm, as the reference does.
-	ExplorerLLM = "llm"
-)
-
-// Seed sets of TaskManagerConfig.ExploreSeeds.
-const (
-	// ExploreSplit explores every task of data.train_split: their worlds,
-	// never their instructions (a random walk does not read them; an LLM
-	// explorer's record masks them), so worlds that have no human task in
-	// data.train_files are explored too.
-	ExploreSplit = "split"
-	// ExploreOriginal explores the original training tasks only.
-	ExploreOriginal = "original"
-)
-
 // SynthesisDir holds the synthetic tasks of each round under the run's
 // output directory (round_NNNN.jsonl) and the generator's checkpoint.
 const SynthesisDir = "task_manager"
@@ -51,7 +28,7 @@ const SynthesisDir = "task_manager"
 // reads them back. A round is a pure function of the run's seed and its
 // number.
 type synthesizer struct {
-	cfg   TaskManagerConfig
+	cfg   taskgen.Config
 	seed  int64
 	dir   string
 	seeds []agentevolver.Task
@@ -72,14 +49,14 @@ func (r *run) newSynthesizer(ctx context.Context, cfg Config, opts Options) (*sy
 		return nil, nil
 	}
 	s := &synthesizer{cfg: tm, seed: cfg.Trainer.Seed, dir: filepath.Join(r.dir, SynthesisDir), log: r.log, check: r.checkSynthetic, difficulties: 1}
-	switch cmp.Or(tm.ExploreSeeds, ExploreSplit) {
-	case ExploreSplit:
+	switch cmp.Or(tm.ExploreSeeds, taskgen.ExploreSplit) {
+	case taskgen.ExploreSplit:
 		seeds, err := r.env.tasks(ctx, cfg, cfg.Data.TrainSplit)
 		if err != nil {
 			return nil, err
 		}
 		s.seeds = seeds
-	case ExploreOriginal:
+	case taskgen.ExploreOriginal:
 		s.seeds = r.train
 	}
 	var profile *agentevolver.EnvProfile
@@ -89,12 +66,12 @@ func (r *run) newSynthesizer(ctx context.Context, cfg Config, opts Options) (*sy
 		s.difficulties = max(1, p.TaskPreference.RelationDifficulty)
 	}
 	env, envType := r.env.env, r.env.envType
-	switch cmp.Or(tm.Explorer, ExplorerRandom) {
-	case ExplorerRandom:
+	switch cmp.Or(tm.Explorer, taskgen.ExplorerRandom) {
+	case taskgen.ExplorerRandom:
 		walker, ok := r.env.impl.(envservice.RandomExplorer)
 		synth, ok2 := r.env.impl.(envservice.TaskSynthesizer)
 		if !ok || !ok2 {
-			return nil, fmt.Errorf("%w: task_manager.explorer %s needs a built-in environment with random actions and hindsight tasks (envservice.RandomExplorer and TaskSynthesizer); set task_manager.explorer: llm", ErrConfig, ExplorerRandom)
+			return nil, fmt.Errorf("%w: task_manager.explorer %s needs a built-in environment with random actions and hindsight tasks (envservice.RandomExplorer and TaskSynthesizer); set task_manager.explorer: llm", ErrConfig, taskgen.ExplorerRandom)
 		}
 		expert, _ := r.env.impl.(envservice.Expert)
 		s.gen = func(round int) *taskgen.Generator {
@@ -107,7 +84,7 @@ func (r *run) newSynthesizer(ctx context.Context, cfg Config, opts Options) (*sy
 			}
 			return g
 		}
-	case ExplorerLLM:
+	case taskgen.ExplorerLLM:
 		model, err := judgeModel("task_manager.llm", tm.LLM, opts.ExplorerModel)
 		if err != nil {
 			return nil, err

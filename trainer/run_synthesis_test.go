@@ -33,7 +33,7 @@ func TestFitSynthesisesTasks(t *testing.T) {
 		cfg.Env.Toolworld.Worlds = 3
 		cfg.Tasks.N = 2
 		cfg.Tasks.MaxExploreSeeds = 6
-		cfg.Tasks.Mixture = MixtureConfig{UseOriginalTasks: true, SyntheticDataRatio: 1, Shuffle: true}
+		cfg.Tasks.Mixture = taskgen.MixtureConfig{UseOriginalTasks: true, SyntheticDataRatio: 1, Shuffle: true}
 		tr, err := New(cfg, withToolworld(Options{}))
 		if err != nil {
 			t.Fatal(err)
@@ -105,7 +105,7 @@ func TestSynthesisTaskCache(t *testing.T) {
 	if err := taskgen.WriteTaskFile(cache, want); err != nil {
 		t.Fatal(err)
 	}
-	s := &synthesizer{cfg: TaskManagerConfig{N: 1, TrainDataPath: cache}, dir: t.TempDir(),
+	s := &synthesizer{cfg: taskgen.Config{N: 1, TrainDataPath: cache}, dir: t.TempDir(),
 		log: slog.New(slog.DiscardHandler), check: func([]agentevolver.Task) error { return nil }}
 	got, err := s.round(context.Background(), 0)
 	if err != nil || len(got) != 1 || got[0].Query != "cached query" {

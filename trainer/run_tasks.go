@@ -92,7 +92,7 @@ func (r *run) setupTasks(ctx context.Context, cfg Config, opts Options) error {
 		return nil
 	}
 	needs := map[string]bool{}
-	if tm.N > 0 && tm.Explorer == ExplorerLLM {
+	if tm.N > 0 && tm.Explorer == taskgen.ExplorerLLM {
 		needs[agentevolver.EvaluatorSynthetic] = true // an LLM's tasks have no verifiable check
 	}
 	for _, ts := range [][]agentevolver.Task{r.train, r.synthetic()} {

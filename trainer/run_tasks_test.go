@@ -114,7 +114,7 @@ func TestSyntheticTaskChecks(t *testing.T) {
 		t.Errorf("unknown grader: %v", err)
 	}
 	cfg.Tasks.Grader.SyntheticGrader = ""
-	cfg.Tasks.Mixture = MixtureConfig{}
+	cfg.Tasks.Mixture = taskgen.MixtureConfig{}
 	if err := cfg.Validate(); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "neither") {
 		t.Errorf("empty mixture: %v", err)
 	}
@@ -159,7 +159,7 @@ func TestFitWithJudgedTasks(t *testing.T) {
 	if err := taskgen.WriteTaskFile(cfg.Tasks.TrainDataPath, synthetic); err != nil {
 		t.Fatal(err)
 	}
-	cfg.Tasks.Mixture = MixtureConfig{SyntheticDataRatio: 1, Shuffle: true} // synthetic only
+	cfg.Tasks.Mixture = taskgen.MixtureConfig{SyntheticDataRatio: 1, Shuffle: true} // synthetic only
 	_, err = mustNew(t, cfg, Options{}).Fit(context.Background())
 	if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "task_manager.grader.llm") || !strings.Contains(err.Error(), "synthetic") {
 		t.Fatalf("judged tasks without a judge: %v", err)

@@ -25,7 +25,7 @@ func (r *run) validate(ctx context.Context, step int, note outageNote) (runlog.V
 	for i := range rollouts {
 		rollouts[i].Seed = rolloutSeed(r.cfg.Trainer.Seed, phaseValidate, step, i/k, i%k)
 	}
-	if err := r.allocateExperience(rollouts, k, r.cfg.Experience.valAllocation(), phaseValidate, step); err != nil {
+	if err := r.allocateExperience(rollouts, k, r.cfg.Experience.ValAllocation(), phaseValidate, step); err != nil {
 		return runlog.ValidationStats{}, err
 	}
 	bar := runlog.NewProgress(r.out, int64(len(rollouts)), runlog.ProgressOptions{Description: fmt.Sprintf("validate@%d", step)})

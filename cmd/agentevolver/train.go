@@ -10,10 +10,10 @@ import (
 	"strings"
 
 	"github.com/goccy/go-yaml"
-
 	"github.com/org/agentevolver/attribution"
 	"github.com/org/agentevolver/contextmgr"
 	"github.com/org/agentevolver/envs/builtin"
+	"github.com/org/agentevolver/experience"
 	"github.com/org/agentevolver/trainer"
 )
 
@@ -90,7 +90,7 @@ func defaultNotes() []defaultNote {
 			func(c *trainer.Config) { c.Experience.ExperienceTemplate = contextmgr.DefaultExperienceTemplate }, "the reference's template"},
 		{"exp_manager.init_tasks", func(c *trainer.Config) bool { return c.Experience.InitTasks == 0 }, nil, "0: every task of exp_manager.init_split"},
 		{"exp_manager.pool.path", func(c *trainer.Config) bool {
-			return c.Experience.Pool.Type == trainer.PoolLocal && c.Experience.Pool.Path == ""
+			return c.Experience.Pool.Type == experience.PoolLocal && c.Experience.Pool.Path == ""
 		},
 			func(c *trainer.Config) { c.Experience.Pool.Path = trainer.ExperienceFile }, "in trainer.output_dir"},
 		{"task_manager.max_explore_seeds", func(c *trainer.Config) bool { return c.Tasks.MaxExploreSeeds == 0 }, nil, "0: every seed task"},
