@@ -1,18 +1,16 @@
 // Package trainer trains agents: Trainer.Fit runs a whole job, and the
-// learning core under it holds the GRPO outcome advantage, the HET
-// on/off-policy clipped policy loss, the loss aggregation modes, the KL
-// penalties and the entropy bonus as GoMLX graph functions, and the
-// machinery that turns them into optimiser steps of a policy whose weights
-// live in a GoMLX context.
+// machinery under it turns the objective of package trainer/objective
+// (the GRPO outcome advantage, the HET on/off-policy clipped policy loss,
+// the loss aggregation modes, the KL penalties, as GoMLX graph functions)
+// into optimiser steps of a policy whose weights live in a GoMLX context.
 //
 // # Layers
 //
-// The package has three layers, each importing only those above it, and
-// its file names carry the layer:
+// The learning core has three layers, each importing only those above it:
 //
-//   - objective_*.go: the objective, as GoMLX graphs — GRPO advantages,
-//     the HET/PPO policy loss, loss aggregation, KL penalties — and their
-//     host-side Compute* entry points;
+//   - package trainer/objective: the objective, as GoMLX graphs, and its
+//     host-side Compute* entry points; it imports nothing of the run, for
+//     those who want only the GRPO/HET objective;
 //   - optim_*.go: the optimiser — batches, log-probs of a [Policy], the
 //     [Updater] (PPO epochs, micro-batches, clipping, AdamW), the
 //     [Reference] and [Supervised] steps;
@@ -70,15 +68,10 @@
 //
 // # Graph functions
 //
-// [GRPOAdvantages], [PolicyLoss], [AggregateLoss], [KLPenalty] and
-// [MaskedMean] take and return *graph.Node, for use inside other graphs.
-// They reproduce the reference implementation (reference §6 and §8) and
-// are checked against its golden fixtures. Configuration errors (an
-// unknown aggregation mode or KL type, bad clip ranges) come back as
-// errors; like every GoMLX op they panic on misshaped nodes built
-// elsewhere, which graph.Exec recovers. [ComputeGRPOAdvantages],
-// [ComputePolicyLoss], [ComputeAggregateLoss] and [ComputeKLPenalty] run
-// them on host matrices and return errors only.
+// The objective's graph functions and their golden checks against the
+// reference live in package trainer/objective. Its configuration types
+// (objective.PolicyLossConfig, objective.AggMode, objective.KLType,
+// objective.GRPOConfig) are those of [UpdaterConfig] and the rl step.
 //
 // # Optimiser steps
 //

@@ -1,19 +1,17 @@
 package trainer
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/org/agentevolver/trainer/objective"
+)
 
 var (
-	// ErrUnknownAggMode reports a loss aggregation mode other than the four
-	// of [AggMode] (the reference raises ValueError).
-	ErrUnknownAggMode = errors.New("trainer: unknown loss aggregation mode")
-
-	// ErrUnknownKLType reports a KL penalty type other than those of
-	// [KLType], including the reference's unimplemented "full".
-	ErrUnknownKLType = errors.New("trainer: unknown KL penalty type")
-
 	// ErrShape reports inputs whose shapes do not fit together: ragged
-	// rows, mismatched batch or sequence sizes, group indices out of range.
-	ErrShape = errors.New("trainer: bad shape")
+	// rows, mismatched batch or sequence sizes, group indices out of
+	// range. It is objective.ErrShape, so that one errors.Is test covers
+	// the objective's graphs and the trainer's batches.
+	ErrShape = objective.ErrShape
 
 	// ErrConfig reports an invalid configuration value.
 	ErrConfig = errors.New("trainer: invalid configuration")

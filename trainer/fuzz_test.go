@@ -3,6 +3,8 @@ package trainer
 import (
 	"errors"
 	"testing"
+
+	"github.com/org/agentevolver/trainer/objective"
 )
 
 // FuzzTokens feeds arbitrary (possibly ragged, out-of-range) token grids
@@ -81,11 +83,11 @@ func FuzzModes(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, err := range []error{AggMode(s).Validate(), KLType(s).Validate()} {
+		for _, err := range []error{objective.AggMode(s).Validate(), objective.KLType(s).Validate()} {
 			if err == nil {
 				continue
 			}
-			if !errors.Is(err, ErrUnknownAggMode) && !errors.Is(err, ErrUnknownKLType) {
+			if !errors.Is(err, objective.ErrUnknownAggMode) && !errors.Is(err, objective.ErrUnknownKLType) {
 				t.Fatalf("%q: %v", s, err)
 			}
 			if len(err.Error()) > 256 {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
+	"github.com/org/agentevolver/internal/graphrun"
 )
 
 // Tokens is the token part of a padded batch, laid out like
@@ -51,7 +52,7 @@ type Batch struct {
 
 // tokenShape validates t against the vocabulary size and returns B, T.
 func (t *Tokens) tokenShape(vocab int) (rows, cols int, err error) {
-	rows, cols, err = matrixDims("InputIDs", t.InputIDs)
+	rows, cols, err = graphrun.MatrixDims("InputIDs", t.InputIDs)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -62,7 +63,7 @@ func (t *Tokens) tokenShape(vocab int) (rows, cols int, err error) {
 		if m == nil {
 			continue
 		}
-		r, c, err := matrixDims(name, m)
+		r, c, err := graphrun.MatrixDims(name, m)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -150,7 +151,7 @@ func checkResponseMatrix(name string, m [][]float32, rows, resp int, required bo
 		}
 		return nil
 	}
-	r, c, err := matrixDims(name, m)
+	r, c, err := graphrun.MatrixDims(name, m)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/org/agentevolver/model"
 	"github.com/org/agentevolver/trainer"
+	"github.com/org/agentevolver/trainer/objective"
 )
 
 // TestDataParallelMatchesOneDevice trains the same policy on the same
@@ -22,11 +23,11 @@ func TestDataParallelMatchesOneDevice(t *testing.T) {
 		name        string
 		devices     int
 		rows, micro int
-		aggregation trainer.AggMode
+		aggregation objective.AggMode
 	}{
-		{"2 devices, accumulated micro-batches", 2, 8, 4, trainer.TokenMean},
-		{"4 devices, one micro-batch", 4, 8, 0, trainer.SeqMeanTokenSum},
-		{"2 devices, padded rows", 2, 7, 3, trainer.TokenMean},
+		{"2 devices, accumulated micro-batches", 2, 8, 4, objective.TokenMean},
+		{"4 devices, one micro-batch", 4, 8, 0, objective.SeqMeanTokenSum},
+		{"2 devices, padded rows", 2, 7, 3, objective.TokenMean},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// A larger epsilon than AdamW's 1e-8: with it, a weight whose
@@ -35,7 +36,7 @@ func TestDataParallelMatchesOneDevice(t *testing.T) {
 			cfg := trainer.UpdaterConfig{
 				Optimizer:      trainer.AdamWConfig{LearningRate: 0.02, Epsilon: 1e-3},
 				MicroBatchSize: tc.micro,
-				Loss:           trainer.PolicyLossConfig{AggMode: tc.aggregation},
+				Loss:           objective.PolicyLossConfig{AggMode: tc.aggregation},
 			}
 			run := func(backendConfig string, devices int) ([]trainer.StepMetrics, map[string][]float32, map[string][]float32) {
 				c := cfg
@@ -115,7 +116,7 @@ func TestDataParallelErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer two.Finalize()
-	u, err := trainer.NewUpdater(two, vars, policy, trainer.UpdaterConfig{Devices: 2, NoKLLoss: true, Loss: trainer.PolicyLossConfig{AggMode: trainer.SeqMeanTokenMean}})
+	u, err := trainer.NewUpdater(two, vars, policy, trainer.UpdaterConfig{Devices: 2, NoKLLoss: true, Loss: objective.PolicyLossConfig{AggMode: objective.SeqMeanTokenMean}})
 	if err != nil {
 		t.Fatal(err)
 	}

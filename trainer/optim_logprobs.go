@@ -7,6 +7,7 @@ import (
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/org/agentevolver/internal/graphrun"
 )
 
 // logProber computes a policy's response log-probs from the variables of a
@@ -54,7 +55,7 @@ func (p *logProber) logProbs(ctx context.Context, t *Tokens) (logp [][]float32, 
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrGraph, err)
 		}
-		l, err := tensorMatrix[float32](outs[0])
+		l, err := graphrun.TensorMatrix[float32](outs[0])
 		outs[0].FinalizeAll()
 		if err != nil {
 			return nil, err

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/org/agentevolver/trainer"
+	"github.com/org/agentevolver/trainer/objective"
 )
 
 // TestOnPolicyUpdateNeedsNoOldLogProbs runs the same updates twice: with
@@ -20,19 +21,19 @@ func TestOnPolicyUpdateNeedsNoOldLogProbs(t *testing.T) {
 		backend        string
 		devices        int
 		rows, micro    int
-		aggregation    trainer.AggMode
+		aggregation    objective.AggMode
 		experienceRows bool
 	}{
-		{"one micro-batch", "gofast", 0, 8, 0, trainer.TokenMean, false},
-		{"accumulated micro-batches", "gofast", 0, 7, 3, trainer.SeqMeanTokenMean, true},
-		{"2 devices, padded rows", "gofast:devices=2", 2, 7, 3, trainer.TokenMean, false},
+		{"one micro-batch", "gofast", 0, 8, 0, objective.TokenMean, false},
+		{"accumulated micro-batches", "gofast", 0, 7, 3, objective.SeqMeanTokenMean, true},
+		{"2 devices, padded rows", "gofast:devices=2", 2, 7, 3, objective.TokenMean, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			run := func(onPolicy bool) (steps []trainer.StepMetrics, old [][][]float32, weights map[string][]float32) {
 				u, ref, vars := newTestUpdaterOn(t, tc.backend, trainer.UpdaterConfig{
 					Optimizer:      trainer.AdamWConfig{LearningRate: 0.02, Epsilon: 1e-3},
 					MicroBatchSize: tc.micro, Devices: tc.devices,
-					Loss: trainer.PolicyLossConfig{AggMode: tc.aggregation},
+					Loss: objective.PolicyLossConfig{AggMode: tc.aggregation},
 				}, 3)
 				if !u.OnPolicy(tc.rows) {
 					t.Fatalf("OnPolicy(%d) false for one epoch over the whole batch", tc.rows)

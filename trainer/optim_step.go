@@ -9,6 +9,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/org/agentevolver/internal/graphrun"
 )
 
 // ClipConfig configures gradient-norm clipping. The zero value clips the
@@ -169,7 +170,7 @@ func (s *stepper) outputValues(outs []*tensors.Tensor, stepped bool) (values []f
 	values = make([]float64, scalars)
 	for d := range devices {
 		for j := range scalars {
-			v, err := tensorScalar(outs[d*per+j])
+			v, err := graphrun.TensorScalar(outs[d*per+j])
 			if err != nil {
 				return nil, nil, err
 			}
@@ -178,7 +179,7 @@ func (s *stepper) outputValues(outs []*tensors.Tensor, stepped bool) (values []f
 			}
 		}
 		if perRow {
-			m, err := tensorMatrix[float32](outs[d*per+scalars])
+			m, err := graphrun.TensorMatrix[float32](outs[d*per+scalars])
 			if err != nil {
 				return nil, nil, err
 			}

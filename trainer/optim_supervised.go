@@ -9,8 +9,8 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
-
 	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/trainer/objective"
 )
 
 // SupervisedConfig configures a [Supervised] trainer. Zero values mean the
@@ -142,7 +142,7 @@ func (s *Supervised) SetLearningRate(lr float64) error {
 
 func (s *Supervised) microBatchLoss(ctx *mlctx.Context, in []*graph.Node) (*graph.Node, []*graph.Node, *graph.Node) {
 	logp, _ := s.policy.ResponseLogProbs(ctx, sequencesOf(in, 1))
-	nll := maskedMeanOver(graph.Neg(logp), in[inSFTLossMask], in[inSFTTokenTotal])
+	nll := objective.MaskedMeanOver(graph.Neg(logp), in[inSFTLossMask], in[inSFTTokenTotal])
 	return nll, []*graph.Node{nll}, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
+	"github.com/org/agentevolver/trainer/objective"
 )
 
 // UpdaterConfig configures an [Updater]. Zero values mean the reference
@@ -22,9 +23,9 @@ type UpdaterConfig struct {
 	Clip ClipConfig
 	// Loss configures the HET clipped policy loss and the aggregation mode
 	// shared by the KL and entropy terms.
-	Loss PolicyLossConfig
+	Loss objective.PolicyLossConfig
 	// KLType is the KL penalty of the KL loss (default low_var_kl).
-	KLType KLType
+	KLType objective.KLType
 	// KLCoef weighs the KL loss (kl_loss_coef, default 0.001).
 	KLCoef float64
 	// NoKLLoss turns the KL loss off (use_kl_loss = false); batches then
@@ -74,11 +75,13 @@ func (c UpdaterConfig) withDefaults() (UpdaterConfig, error) {
 	if c.Clip, err = c.Clip.withDefaults(); err != nil {
 		return c, err
 	}
-	if c.Loss, err = c.Loss.withDefaults(); err != nil {
-		return c, err
+	// The objective's errors match ErrConfig too: they are this
+	// configuration's.
+	if c.Loss, err = c.Loss.WithDefaults(); err != nil {
+		return c, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	if c.KLType, err = c.KLType.resolve(); err != nil {
-		return c, err
+	if c.KLType, err = c.KLType.Resolve(); err != nil {
+		return c, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	if c.KLCoef == 0 {
 		c.KLCoef = DefaultKLCoef
@@ -371,7 +374,7 @@ func (u *Updater) padForDevices(in []*tensors.Tensor, rows int) ([]*tensors.Tens
 	if pad == 0 {
 		return in, nil
 	}
-	if u.cfg.Loss.AggMode == SeqMeanTokenMean {
+	if u.cfg.Loss.AggMode == objective.SeqMeanTokenMean {
 		return nil, fmt.Errorf("%w: a micro-batch of %d rows over %d devices needs padding rows, which have no loss mask and make seq-mean-token-mean NaN: use micro-batches of a multiple of %d rows",
 			ErrConfig, rows, n, n)
 	}
@@ -408,7 +411,7 @@ func (u *Updater) entropyComputed() bool { return u.cfg.EntropyCoef != 0 || !u.c
 func (u *Updater) microBatchLoss(ctx *mlctx.Context, in []*graph.Node) (*graph.Node, []*graph.Node, *graph.Node) {
 	logp, entropy := u.policy.ResponseLogProbs(ctx, sequencesOf(in, u.cfg.Temperature))
 	mask := in[inLossMask]
-	t := totals{tokens: in[inTokenTotal], rows: in[inRowTotal]}
+	t := objective.Totals{Tokens: in[inTokenTotal], Rows: in[inRowTotal]}
 	old := in[inOldLogProbs]
 	var perRow *graph.Node
 	if old.IsScalar() {
@@ -417,23 +420,30 @@ func (u *Updater) microBatchLoss(ctx *mlctx.Context, in []*graph.Node) (*graph.N
 		old = graph.StopGradient(logp)
 		perRow = old
 	}
-	pin := PolicyLossInputs{OldLogProbs: old, LogProbs: logp, Advantages: in[inAdvantages], Mask: mask}
+	pin := objective.PolicyLossInputs{OldLogProbs: old, LogProbs: logp, Advantages: in[inAdvantages], Mask: mask}
 	if !in[inExpMask].IsScalar() {
 		pin.ExpMask = in[inExpMask]
 	}
-	pg := policyLoss(pin, u.cfg.Loss, t, false)
+	pg := objective.PolicyLossOver(pin, u.cfg.Loss, t)
 	loss := pg.Loss
 	// Distinct zero nodes: a graph cannot return one node twice.
 	klLoss, entropyLoss := graph.ScalarZero(loss.Graph(), loss.DType()), graph.ScalarZero(loss.Graph(), loss.DType())
 	if !u.cfg.NoKLLoss {
-		klLoss = aggregate(klPenalty(logp, in[inRefLogProbs], u.cfg.KLType), mask, u.cfg.Loss.AggMode, t)
+		kl, err := objective.KLPenalty(logp, in[inRefLogProbs], u.cfg.KLType)
+		if err != nil {
+			// Not reached: the type was resolved and the shapes are the
+			// graph's own. A graph builder reports by panicking, which
+			// the step's execution recovers as an ErrGraph error.
+			panic(err)
+		}
+		klLoss = objective.AggregateOver(kl, mask, u.cfg.Loss.AggMode, t)
 		loss = graph.Add(loss, graph.MulScalar(klLoss, u.cfg.KLCoef))
 	}
 	if u.entropyComputed() {
 		if u.cfg.EntropyCoef == 0 {
 			entropy = graph.StopGradient(entropy)
 		}
-		entropyLoss = aggregate(entropy, mask, u.cfg.Loss.AggMode, t)
+		entropyLoss = objective.AggregateOver(entropy, mask, u.cfg.Loss.AggMode, t)
 		if u.cfg.EntropyCoef != 0 {
 			loss = graph.Sub(loss, graph.MulScalar(entropyLoss, u.cfg.EntropyCoef))
 		}
@@ -444,8 +454,8 @@ func (u *Updater) microBatchLoss(ctx *mlctx.Context, in []*graph.Node) (*graph.N
 	offPart, expPart := graph.ScalarZero(loss.Graph(), loss.DType()), graph.ScalarZero(loss.Graph(), loss.DType())
 	if pin.ExpMask != nil {
 		expTokens := graph.Mul(pin.ExpMask, mask)
-		offPart = maskedMeanOver(graph.StopGradient(pg.OffTokenLosses), expTokens, t.tokens)
-		expPart = maskedMeanOver(graph.OnesLike(mask), expTokens, t.tokens)
+		offPart = objective.MaskedMeanOver(graph.StopGradient(pg.OffTokenLosses), expTokens, t.Tokens)
+		expPart = objective.MaskedMeanOver(graph.OnesLike(mask), expTokens, t.Tokens)
 	}
 	metrics := []*graph.Node{pg.Loss, pg.ClipFrac, pg.ClipFracLower, pg.PPOKL, klLoss, entropyLoss, offPart, expPart}
 	return loss, metrics, perRow

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
-
 	"github.com/org/agentevolver/model"
 	"github.com/org/agentevolver/trainer"
+	"github.com/org/agentevolver/trainer/objective"
 )
 
 const (
@@ -91,13 +91,13 @@ func firstStepLoss(b *trainer.Batch) float64 {
 }
 
 func TestGradientAccumulationEquivalence(t *testing.T) {
-	modes := []trainer.AggMode{trainer.TokenMean, trainer.SeqMeanTokenSum, trainer.SeqMeanTokenMean, trainer.SeqMeanTokenSumNorm}
+	modes := []objective.AggMode{objective.TokenMean, objective.SeqMeanTokenSum, objective.SeqMeanTokenMean, objective.SeqMeanTokenSumNorm}
 	for _, mode := range modes {
 		t.Run(string(mode), func(t *testing.T) {
 			run := func(micro int) (trainer.StepMetrics, map[string][]float32) {
 				cfg := trainer.UpdaterConfig{
 					Optimizer:      trainer.AdamWConfig{LearningRate: 0.01},
-					Loss:           trainer.PolicyLossConfig{AggMode: mode},
+					Loss:           objective.PolicyLossConfig{AggMode: mode},
 					MicroBatchSize: micro,
 					EntropyCoef:    0.01,
 				}
@@ -336,11 +336,11 @@ func TestUpdaterErrors(t *testing.T) {
 		cfg  trainer.UpdaterConfig
 		want error
 	}{
-		{"agg mode", trainer.UpdaterConfig{Loss: trainer.PolicyLossConfig{AggMode: "token-sum"}}, trainer.ErrUnknownAggMode},
-		{"kl type", trainer.UpdaterConfig{KLType: "full"}, trainer.ErrUnknownKLType},
+		{"agg mode", trainer.UpdaterConfig{Loss: objective.PolicyLossConfig{AggMode: "token-sum"}}, objective.ErrUnknownAggMode},
+		{"kl type", trainer.UpdaterConfig{KLType: "full"}, objective.ErrUnknownKLType},
 		{"learning rate", trainer.UpdaterConfig{Optimizer: trainer.AdamWConfig{LearningRate: -1}}, trainer.ErrConfig},
-		{"dual clip", trainer.UpdaterConfig{Loss: trainer.PolicyLossConfig{DualClip: 0.5}}, trainer.ErrConfig},
-		{"clip low", trainer.UpdaterConfig{Loss: trainer.PolicyLossConfig{ClipLow: 1.5}}, trainer.ErrConfig},
+		{"dual clip", trainer.UpdaterConfig{Loss: objective.PolicyLossConfig{DualClip: 0.5}}, trainer.ErrConfig},
+		{"clip low", trainer.UpdaterConfig{Loss: objective.PolicyLossConfig{ClipLow: 1.5}}, trainer.ErrConfig},
 		{"betas", trainer.UpdaterConfig{Optimizer: trainer.AdamWConfig{Beta2: 1}}, trainer.ErrConfig},
 		{"grad norm", trainer.UpdaterConfig{Clip: trainer.ClipConfig{MaxGradNorm: -1}}, trainer.ErrConfig},
 		{"epochs", trainer.UpdaterConfig{PPOEpochs: -1}, trainer.ErrConfig},

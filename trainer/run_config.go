@@ -20,6 +20,7 @@ import (
 	"github.com/org/agentevolver/models"
 	"github.com/org/agentevolver/taskgen"
 	"github.com/org/agentevolver/taskgen/grader"
+	"github.com/org/agentevolver/trainer/objective"
 )
 
 // Config is the whole configuration of a training run. Its YAML form uses
@@ -744,7 +745,7 @@ func (c Config) Validate() error {
 	errs = append(errs, c.Rollout.remoteProblems(c.Actor.LoRA)...)
 	check(c.Actor.PPOMiniBatchSize >= 0 && c.Actor.MicroBatchSize >= 0, "actor batch sizes must be >= 0")
 	if c.Actor.KLLossType != "" {
-		if err := KLType(c.Actor.KLLossType).Validate(); err != nil {
+		if err := objective.KLType(c.Actor.KLLossType).Validate(); err != nil {
 			errs = append(errs, "actor.kl_loss_type: "+err.Error())
 		}
 	}
@@ -755,7 +756,7 @@ func (c Config) Validate() error {
 			c.Actor.OffPolicyOldLogProbs, OldLogProbsRollout, OldLogProbsRecompute))
 	}
 	if c.Actor.LossAggMode != "" {
-		if err := AggMode(c.Actor.LossAggMode).Validate(); err != nil {
+		if err := objective.AggMode(c.Actor.LossAggMode).Validate(); err != nil {
 			errs = append(errs, "actor.loss_agg_mode: "+err.Error())
 		}
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/org/agentevolver/runlog"
 	"github.com/org/agentevolver/taskgen"
 	"github.com/org/agentevolver/tokenizer"
+	"github.com/org/agentevolver/trainer/objective"
 )
 
 // Options are the run-time companions of a Config: where logs and
@@ -528,11 +529,11 @@ func (r *run) updaterConfig() UpdaterConfig {
 	return UpdaterConfig{
 		Optimizer: AdamWConfig{LearningRate: a.LR, WeightDecay: wd, NoWeightDecay: wd == 0},
 		Clip:      ClipConfig{MaxGradNorm: a.GradClip, NoClip: a.GradClip == 0},
-		Loss: PolicyLossConfig{
+		Loss: objective.PolicyLossConfig{
 			ClipLow: a.ClipRatioLow, ClipHigh: a.ClipRatioHigh, DualClip: a.ClipRatioC,
-			OffPolicyClipHigh: a.OffClipRangeHigh, AggMode: AggMode(a.LossAggMode),
+			OffPolicyClipHigh: a.OffClipRangeHigh, AggMode: objective.AggMode(a.LossAggMode),
 		},
-		KLType:          KLType(a.KLLossType),
+		KLType:          objective.KLType(a.KLLossType),
 		KLCoef:          a.KLLossCoef,
 		NoKLLoss:        !a.UseKLLoss,
 		EntropyCoef:     a.EntropyCoeff,

@@ -13,6 +13,7 @@ import (
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/agentflow"
 	"github.com/org/agentevolver/contextmgr"
+	"github.com/org/agentevolver/trainer/objective"
 )
 
 // envTaskSource draws training tasks from the environment's split:
@@ -203,8 +204,8 @@ func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sampl
 		}
 	}
 	rewards := placeRewards(p.RespLen, len(p.LossMask[0]), outcomes)
-	groups, numGroups := GroupIndex(keys)
-	grpo := GRPOConfig{NoStdNorm: !r.cfg.Algorithm.NormAdvByStdInGRPO}
+	groups, numGroups := objective.GroupIndex(keys)
+	grpo := objective.GRPOConfig{NoStdNorm: !r.cfg.Algorithm.NormAdvByStdInGRPO}
 	var adv [][]float32
 	if r.cfg.Rollout.ContextTemplate == contextmgr.StrategyPerCall && r.cfg.Rollout.PerCall.GroupWeighting != GroupWeightingCall {
 		// One sample per call: statistics over episodes, each weighing
@@ -216,10 +217,10 @@ func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sampl
 				epKeys[i] += "\x00" + trajs[i].RolloutID
 			}
 		}
-		episodes, numEpisodes := GroupIndex(epKeys)
-		adv, err = ComputeEpisodeGRPOAdvantages(r.backend, rewards, p.LossMask, groups, numGroups, episodes, numEpisodes, grpo)
+		episodes, numEpisodes := objective.GroupIndex(epKeys)
+		adv, err = objective.ComputeEpisodeGRPOAdvantages(r.backend, rewards, p.LossMask, groups, numGroups, episodes, numEpisodes, grpo)
 	} else {
-		adv, err = ComputeGRPOAdvantages(r.backend, rewards, p.LossMask, groups, numGroups, grpo)
+		adv, err = objective.ComputeGRPOAdvantages(r.backend, rewards, p.LossMask, groups, numGroups, grpo)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("advantages: %w", err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/org/agentevolver/model"
 	"github.com/org/agentevolver/trainer"
+	"github.com/org/agentevolver/trainer/objective"
 )
 
 func init() {
@@ -31,8 +32,8 @@ func setupTrainBench(ctx context.Context, r benchRun) (func() error, int, error)
 	u, err := trainer.NewUpdater(backend, m.Context(), policy, trainer.UpdaterConfig{
 		Optimizer:       trainer.AdamWConfig{LearningRate: 1e-4, WeightDecay: 0.01},
 		Clip:            trainer.ClipConfig{MaxGradNorm: 1.0},
-		Loss:            trainer.PolicyLossConfig{ClipLow: 0.2, ClipHigh: 0.28, DualClip: 3.0, AggMode: trainer.TokenMean},
-		KLType:          trainer.KLLowVar,
+		Loss:            objective.PolicyLossConfig{ClipLow: 0.2, ClipHigh: 0.28, DualClip: 3.0, AggMode: objective.TokenMean},
+		KLType:          objective.KLLowVar,
 		KLCoef:          0.001,
 		NoEntropyMetric: true, // the benchmark's update has no entropy term
 	})

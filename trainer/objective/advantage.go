@@ -1,4 +1,4 @@
-package trainer
+package objective
 
 import (
 	"fmt"
@@ -19,7 +19,9 @@ type GRPOConfig struct {
 // DefaultGRPOEpsilon is the default of GRPOConfig.Epsilon.
 const DefaultGRPOEpsilon = 1e-6
 
-func (c GRPOConfig) withDefaults() (GRPOConfig, error) {
+// WithDefaults returns c with its zero Epsilon replaced by
+// DefaultGRPOEpsilon, or an error wrapping ErrConfig.
+func (c GRPOConfig) WithDefaults() (GRPOConfig, error) {
 	if c.Epsilon == 0 {
 		c.Epsilon = DefaultGRPOEpsilon
 	}
@@ -43,7 +45,7 @@ func (c GRPOConfig) withDefaults() (GRPOConfig, error) {
 // indices out of range give undefined results; [ComputeGRPOAdvantages]
 // checks them. Errors wrap [ErrConfig] or [ErrShape].
 func GRPOAdvantages(rewards, mask, groups *graph.Node, numGroups int, cfg GRPOConfig) (*graph.Node, error) {
-	cfg, err := cfg.withDefaults()
+	cfg, err := cfg.WithDefaults()
 	if err != nil {
 		return nil, err
 	}

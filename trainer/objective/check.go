@@ -1,4 +1,4 @@
-package trainer
+package objective
 
 import (
 	"fmt"

@@ -1,15 +1,21 @@
-package trainer
+package graphrun
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 )
 
-// matrixDims returns the rows and columns of a rectangular, non-empty
+// ErrShape reports matrices and tensors whose shapes do not fit: ragged or
+// empty rows, a size other than the one wanted. Package objective exports
+// it as objective.ErrShape, and package trainer as trainer.ErrShape.
+var ErrShape = errors.New("bad shape")
+
+// MatrixDims returns the rows and columns of a rectangular, non-empty
 // matrix, or an ErrShape error naming it.
-func matrixDims[T any](name string, m [][]T) (rows, cols int, err error) {
+func MatrixDims[T any](name string, m [][]T) (rows, cols int, err error) {
 	if len(m) == 0 || len(m[0]) == 0 {
 		return 0, 0, fmt.Errorf("%w: %s is empty", ErrShape, name)
 	}
@@ -22,9 +28,9 @@ func matrixDims[T any](name string, m [][]T) (rows, cols int, err error) {
 	return len(m), cols, nil
 }
 
-// matrixTensor copies a matrix, which must be rows x cols, into a tensor.
-func matrixTensor[T dtypes.Supported](name string, m [][]T, rows, cols int) (*tensors.Tensor, error) {
-	r, c, err := matrixDims(name, m)
+// MatrixTensor copies a matrix, which must be rows x cols, into a tensor.
+func MatrixTensor[T dtypes.Supported](name string, m [][]T, rows, cols int) (*tensors.Tensor, error) {
+	r, c, err := MatrixDims(name, m)
 	if err != nil {
 		return nil, err
 	}
@@ -38,8 +44,8 @@ func matrixTensor[T dtypes.Supported](name string, m [][]T, rows, cols int) (*te
 	return tensors.FromFlatDataAndDimensions(flat, rows, cols), nil
 }
 
-// tensorMatrix copies a rank-2 tensor back into rows.
-func tensorMatrix[T dtypes.Supported](t *tensors.Tensor) ([][]T, error) {
+// TensorMatrix copies a rank-2 tensor back into rows.
+func TensorMatrix[T dtypes.Supported](t *tensors.Tensor) ([][]T, error) {
 	if t.Rank() != 2 {
 		return nil, fmt.Errorf("%w: want a matrix, got %s", ErrShape, t.Shape())
 	}
@@ -55,8 +61,8 @@ func tensorMatrix[T dtypes.Supported](t *tensors.Tensor) ([][]T, error) {
 	return out, nil
 }
 
-// tensorScalar reads a scalar float tensor as float64.
-func tensorScalar(t *tensors.Tensor) (float64, error) {
+// TensorScalar reads a scalar float tensor as float64.
+func TensorScalar(t *tensors.Tensor) (float64, error) {
 	if !t.Shape().IsScalar() {
 		return 0, fmt.Errorf("%w: want a scalar, got %s", ErrShape, t.Shape())
 	}

@@ -1,4 +1,4 @@
-package trainer_test
+package objective_test
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/org/agentevolver/internal/golden"
 	"github.com/org/agentevolver/model"
-	"github.com/org/agentevolver/trainer"
+	"github.com/org/agentevolver/trainer/objective"
 )
 
 func newBackend(t testing.TB) backends.Backend {
@@ -74,9 +74,9 @@ func TestGoldenGRPOAdvantage(t *testing.T) {
 		c.Input(t, "group_index", &keys)
 		c.Input(t, "epsilon", &eps)
 		c.Input(t, "norm_adv_by_std", &norm)
-		groups, n := trainer.GroupIndex(keys)
-		got, err := trainer.ComputeGRPOAdvantages(backend, floats32(t, c, "token_level_rewards"), floats32(t, c, "response_mask"),
-			groups, n, trainer.GRPOConfig{Epsilon: eps, NoStdNorm: !norm})
+		groups, n := objective.GroupIndex(keys)
+		got, err := objective.ComputeGRPOAdvantages(backend, floats32(t, c, "token_level_rewards"), floats32(t, c, "response_mask"),
+			groups, n, objective.GRPOConfig{Epsilon: eps, NoStdNorm: !norm})
 		if err != nil {
 			t.Fatalf("case %s: %v", c.Name, err)
 		}
@@ -92,9 +92,9 @@ func TestGoldenAggLoss(t *testing.T) {
 	for _, c := range f.Cases {
 		var mode string
 		c.Input(t, "loss_agg_mode", &mode)
-		got, err := trainer.ComputeAggregateLoss(backend, floats32(t, c, "loss_mat"), floats32(t, c, "loss_mask"), trainer.AggMode(mode))
+		got, err := objective.ComputeAggregateLoss(backend, floats32(t, c, "loss_mat"), floats32(t, c, "loss_mask"), objective.AggMode(mode))
 		if isErr, typ := c.IsError(); isErr {
-			if typ != "ValueError" || !errors.Is(err, trainer.ErrUnknownAggMode) {
+			if typ != "ValueError" || !errors.Is(err, objective.ErrUnknownAggMode) {
 				t.Errorf("case %s: err = %v, want ErrUnknownAggMode (%s)", c.Name, err, typ)
 			}
 			continue
@@ -114,9 +114,9 @@ func TestGoldenKLPenalty(t *testing.T) {
 	for _, c := range f.Cases {
 		var kind string
 		c.Input(t, "kl_penalty", &kind)
-		got, err := trainer.ComputeKLPenalty(backend, floats32(t, c, "logprob"), floats32(t, c, "ref_logprob"), trainer.KLType(kind))
+		got, err := objective.ComputeKLPenalty(backend, floats32(t, c, "logprob"), floats32(t, c, "ref_logprob"), objective.KLType(kind))
 		if isErr, typ := c.IsError(); isErr {
-			if typ != "NotImplementedError" || !errors.Is(err, trainer.ErrUnknownKLType) {
+			if typ != "NotImplementedError" || !errors.Is(err, objective.ErrUnknownKLType) {
 				t.Errorf("case %s: err = %v, want ErrUnknownKLType (%s)", c.Name, err, typ)
 			}
 			continue
@@ -145,14 +145,14 @@ func TestGoldenHETPolicyLoss(t *testing.T) {
 		c.Input(t, "clip_ratio_c", &dual)
 		c.Input(t, "loss_agg_mode", &mode)
 		// The reference falls back to cliprange for a missing low or high.
-		cfg := trainer.PolicyLossConfig{ClipLow: clip, ClipHigh: clip, OffPolicyClipHigh: offHigh, DualClip: dual, AggMode: trainer.AggMode(mode)}
+		cfg := objective.PolicyLossConfig{ClipLow: clip, ClipHigh: clip, OffPolicyClipHigh: offHigh, DualClip: dual, AggMode: objective.AggMode(mode)}
 		if low != nil {
 			cfg.ClipLow = *low
 		}
 		if high != nil {
 			cfg.ClipHigh = *high
 		}
-		got, err := trainer.ComputePolicyLoss(backend, trainer.PolicyLossBatch{
+		got, err := objective.ComputePolicyLoss(backend, objective.PolicyLossBatch{
 			OldLogProbs: floats32(t, c, "old_log_prob"),
 			LogProbs:    floats32(t, c, "log_prob"),
 			Advantages:  floats32(t, c, "advantages"),
@@ -160,7 +160,7 @@ func TestGoldenHETPolicyLoss(t *testing.T) {
 			ExpMask:     floats32(t, c, "exp_mask"),
 		}, cfg)
 		if isErr, typ := c.IsError(); isErr {
-			if typ != "ValueError" || !errors.Is(err, trainer.ErrUnknownAggMode) {
+			if typ != "ValueError" || !errors.Is(err, objective.ErrUnknownAggMode) {
 				t.Errorf("case %s: err = %v, want ErrUnknownAggMode (%s)", c.Name, err, typ)
 			}
 			continue

@@ -1,11 +1,11 @@
-package trainer_test
+package objective_test
 
 import (
 	"errors"
 	"math"
 	"testing"
 
-	"github.com/org/agentevolver/trainer"
+	"github.com/org/agentevolver/trainer/objective"
 )
 
 // TestEpisodeGRPOAdvantages checks the per_call group weighting (§1.9.8):
@@ -17,19 +17,19 @@ func TestEpisodeGRPOAdvantages(t *testing.T) {
 	// single game of 2 calls (a singleton group keeps s / (1 + eps)).
 	rewards := [][]float32{{0, 1}, {0, 0}, {0, 0}, {0, 0}, {1, 0}, {0, 1}}
 	mask := [][]float32{{1, 1}, {1, 1}, {1, 0}, {1, 1}, {1, 0}, {1, 1}}
-	groups, numGroups := trainer.GroupIndex([]string{"a", "a", "a", "a", "b", "b"})
-	episodes, numEpisodes := trainer.GroupIndex([]string{"a0", "a1", "a1", "a1", "b0", "b0"})
+	groups, numGroups := objective.GroupIndex([]string{"a", "a", "a", "a", "b", "b"})
+	episodes, numEpisodes := objective.GroupIndex([]string{"a0", "a1", "a1", "a1", "b0", "b0"})
 	s2 := float32(math.Sqrt2) / 2 // (1 - 0.5) / std{1, 0} with the sample std
 	for _, tc := range []struct {
 		name string
-		cfg  trainer.GRPOConfig
+		cfg  objective.GRPOConfig
 		want [][]float32 // per row, before the mask
 	}{
-		{"std", trainer.GRPOConfig{}, [][]float32{{s2}, {-s2 / 3}, {-s2 / 3}, {-s2 / 3}, {0.5}, {0.5}}},
-		{"no std", trainer.GRPOConfig{NoStdNorm: true}, [][]float32{{0.5}, {-0.5 / 3}, {-0.5 / 3}, {-0.5 / 3}, {0.5}, {0.5}}},
+		{"std", objective.GRPOConfig{}, [][]float32{{s2}, {-s2 / 3}, {-s2 / 3}, {-s2 / 3}, {0.5}, {0.5}}},
+		{"no std", objective.GRPOConfig{NoStdNorm: true}, [][]float32{{0.5}, {-0.5 / 3}, {-0.5 / 3}, {-0.5 / 3}, {0.5}, {0.5}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			adv, err := trainer.ComputeEpisodeGRPOAdvantages(backend, rewards, mask, groups, numGroups, episodes, numEpisodes, tc.cfg)
+			adv, err := objective.ComputeEpisodeGRPOAdvantages(backend, rewards, mask, groups, numGroups, episodes, numEpisodes, tc.cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,7 +50,7 @@ func TestEpisodeGRPOAdvantages(t *testing.T) {
 	}
 	// The reference's call weighting, for contrast: the lost game's three
 	// calls pull the group mean to 0.25.
-	callAdv, err := trainer.ComputeGRPOAdvantages(backend, rewards, mask, groups, numGroups, trainer.GRPOConfig{NoStdNorm: true})
+	callAdv, err := objective.ComputeGRPOAdvantages(backend, rewards, mask, groups, numGroups, objective.GRPOConfig{NoStdNorm: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,11 +59,11 @@ func TestEpisodeGRPOAdvantages(t *testing.T) {
 	}
 
 	// An episode split over groups or scores is an error.
-	bad, n := trainer.GroupIndex([]string{"a0", "a0", "a0", "a0", "b0", "b0"})
-	if _, err := trainer.ComputeEpisodeGRPOAdvantages(backend, rewards, mask, groups, numGroups, bad, n, trainer.GRPOConfig{}); !errors.Is(err, trainer.ErrShape) {
+	bad, n := objective.GroupIndex([]string{"a0", "a0", "a0", "a0", "b0", "b0"})
+	if _, err := objective.ComputeEpisodeGRPOAdvantages(backend, rewards, mask, groups, numGroups, bad, n, objective.GRPOConfig{}); !errors.Is(err, objective.ErrShape) {
 		t.Fatalf("mixed episode: %v", err)
 	}
-	if _, err := trainer.ComputeEpisodeGRPOAdvantages(backend, rewards, mask, groups, numGroups, episodes[:2], numEpisodes, trainer.GRPOConfig{}); !errors.Is(err, trainer.ErrShape) {
+	if _, err := objective.ComputeEpisodeGRPOAdvantages(backend, rewards, mask, groups, numGroups, episodes[:2], numEpisodes, objective.GRPOConfig{}); !errors.Is(err, objective.ErrShape) {
 		t.Fatalf("short episodes: %v", err)
 	}
 }

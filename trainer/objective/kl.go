@@ -1,4 +1,4 @@
-package trainer
+package objective
 
 import (
 	"fmt"
@@ -28,11 +28,13 @@ const (
 // Validate reports whether k names a KL penalty type; the error wraps
 // [ErrUnknownKLType]. "full" is not supported, as in the reference.
 func (k KLType) Validate() error {
-	_, err := k.resolve()
+	_, err := k.Resolve()
 	return err
 }
 
-func (k KLType) resolve() (KLType, error) {
+// Resolve returns k with its aliases and the empty type resolved, or an
+// error wrapping ErrUnknownKLType.
+func (k KLType) Resolve() (KLType, error) {
 	switch k {
 	case "", KLLowVar, "k3":
 		return KLLowVar, nil
@@ -51,7 +53,7 @@ func (k KLType) resolve() (KLType, error) {
 // and Min, so gradients stop outside the clamp range as with torch.clamp.
 // Errors wrap [ErrUnknownKLType] or [ErrShape].
 func KLPenalty(logProb, refLogProb *graph.Node, kind KLType) (*graph.Node, error) {
-	kind, err := kind.resolve()
+	kind, err := kind.Resolve()
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package trainer
+package objective
 
 import (
 	"fmt"
@@ -36,9 +36,9 @@ const (
 	DefaultDualClip          = 3.0
 )
 
-// withDefaults returns c with zero values replaced by defaults, or an error
+// WithDefaults returns c with zero values replaced by defaults, or an error
 // wrapping ErrConfig or ErrUnknownAggMode.
-func (c PolicyLossConfig) withDefaults() (PolicyLossConfig, error) {
+func (c PolicyLossConfig) WithDefaults() (PolicyLossConfig, error) {
 	orDefault := func(v, d float64) float64 {
 		if v == 0 {
 			return d
@@ -50,7 +50,7 @@ func (c PolicyLossConfig) withDefaults() (PolicyLossConfig, error) {
 	c.OffPolicyClipHigh = orDefault(c.OffPolicyClipHigh, DefaultOffPolicyClipHigh)
 	c.DualClip = orDefault(c.DualClip, DefaultDualClip)
 	var err error
-	if c.AggMode, err = c.AggMode.resolve(); err != nil {
+	if c.AggMode, err = c.AggMode.Resolve(); err != nil {
 		return c, err
 	}
 	switch {
@@ -97,7 +97,7 @@ type PolicyLossOutputs struct {
 // reference the log-ratio is not clamped. Errors wrap [ErrConfig],
 // [ErrUnknownAggMode] or [ErrShape].
 func PolicyLoss(in PolicyLossInputs, cfg PolicyLossConfig) (PolicyLossOutputs, error) {
-	cfg, err := cfg.withDefaults()
+	cfg, err := cfg.WithDefaults()
 	if err != nil {
 		return PolicyLossOutputs{}, err
 	}
@@ -108,13 +108,21 @@ func PolicyLoss(in PolicyLossInputs, cfg PolicyLossConfig) (PolicyLossOutputs, e
 	if err := checkSameShape(nodes...); err != nil {
 		return PolicyLossOutputs{}, err
 	}
-	return policyLoss(in, cfg, localTotals(in.Mask), true), nil
+	return policyLoss(in, cfg, LocalTotals(in.Mask), true), nil
 }
 
-// policyLoss implements PolicyLoss for a resolved cfg with the given
-// aggregation totals. Without details it skips the outputs the update step
-// does not report (OnLoss, OffLoss).
-func policyLoss(in PolicyLossInputs, cfg PolicyLossConfig, t totals, details bool) PolicyLossOutputs {
+// PolicyLossOver is PolicyLoss over given aggregation totals (those of the
+// whole mini-batch when in is one of its micro-batches), for a cfg that
+// already has its defaults (PolicyLossConfig.WithDefaults) and inputs of
+// one shape: it checks neither. It skips the outputs an update step does
+// not report (OnLoss, OffLoss).
+func PolicyLossOver(in PolicyLossInputs, cfg PolicyLossConfig, t Totals) PolicyLossOutputs {
+	return policyLoss(in, cfg, t, false)
+}
+
+// policyLoss implements PolicyLoss and PolicyLossOver; without details it
+// skips OnLoss and OffLoss.
+func policyLoss(in PolicyLossInputs, cfg PolicyLossConfig, t Totals, details bool) PolicyLossOutputs {
 	adv, mask := in.Advantages, in.Mask
 	delta := graph.Sub(in.LogProbs, in.OldLogProbs)
 	ratio := graph.Exp(delta)
@@ -137,9 +145,9 @@ func policyLoss(in PolicyLossInputs, cfg PolicyLossConfig, t totals, details boo
 	on, onClipped, onClipBound := surrogate(cfg.ClipLow, cfg.ClipHigh)
 	out.OnTokenLosses = on
 	out.TokenLosses = on
-	out.ClipFrac = maskedMeanOver(asFloat(onClipBound), mask, t.tokens)
-	out.ClipFracLower = maskedMeanOver(asFloat(graph.LogicalAnd(graph.GreaterThan(onClipped, dual), negative)), mask, t.tokens)
-	out.PPOKL = maskedMeanOver(graph.Neg(delta), mask, t.tokens)
+	out.ClipFrac = MaskedMeanOver(asFloat(onClipBound), mask, t.Tokens)
+	out.ClipFracLower = MaskedMeanOver(asFloat(graph.LogicalAnd(graph.GreaterThan(onClipped, dual), negative)), mask, t.Tokens)
+	out.PPOKL = MaskedMeanOver(graph.Neg(delta), mask, t.Tokens)
 
 	onMask := mask
 	if in.ExpMask != nil {
@@ -155,6 +163,6 @@ func policyLoss(in PolicyLossInputs, cfg PolicyLossConfig, t totals, details boo
 	if details {
 		out.OnLoss = MaskedMean(on, onMask)
 	}
-	out.Loss = aggregate(out.TokenLosses, mask, cfg.AggMode, t)
+	out.Loss = AggregateOver(out.TokenLosses, mask, cfg.AggMode, t)
 	return out
 }

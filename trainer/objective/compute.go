@@ -1,4 +1,4 @@
-package trainer
+package objective
 
 import (
 	"errors"
@@ -24,7 +24,7 @@ func runGraph(backend backends.Backend, build func(in []*graph.Node) []*graph.No
 // ComputeAggregateLoss runs [AggregateLoss] on host matrices of one shape.
 // Errors wrap [ErrUnknownAggMode], [ErrShape] or [ErrGraph].
 func ComputeAggregateLoss(backend backends.Backend, loss, mask [][]float32, mode AggMode) (float32, error) {
-	mode, err := mode.resolve()
+	mode, err := mode.Resolve()
 	if err != nil {
 		return 0, err
 	}
@@ -33,19 +33,19 @@ func ComputeAggregateLoss(backend backends.Backend, loss, mask [][]float32, mode
 		return 0, err
 	}
 	outs, err := runGraph(backend, func(in []*graph.Node) []*graph.Node {
-		return []*graph.Node{aggregate(in[0], in[1], mode, localTotals(in[1]))}
+		return []*graph.Node{AggregateOver(in[0], in[1], mode, LocalTotals(in[1]))}
 	}, ins...)
 	if err != nil {
 		return 0, err
 	}
-	v, err := tensorScalar(outs[0])
+	v, err := graphrun.TensorScalar(outs[0])
 	return float32(v), err
 }
 
 // ComputeKLPenalty runs [KLPenalty] on host matrices of one shape.
 // Errors wrap [ErrUnknownKLType], [ErrShape] or [ErrGraph].
 func ComputeKLPenalty(backend backends.Backend, logProb, refLogProb [][]float32, kind KLType) ([][]float32, error) {
-	kind, err := kind.resolve()
+	kind, err := kind.Resolve()
 	if err != nil {
 		return nil, err
 	}
@@ -59,14 +59,14 @@ func ComputeKLPenalty(backend backends.Backend, logProb, refLogProb [][]float32,
 	if err != nil {
 		return nil, err
 	}
-	return tensorMatrix[float32](outs[0])
+	return graphrun.TensorMatrix[float32](outs[0])
 }
 
 // ComputeGRPOAdvantages runs [GRPOAdvantages] on host data: rewards and
 // mask are B x L, groups holds each row's group index in [0, numGroups)
 // (see [GroupIndex]). Errors wrap [ErrConfig], [ErrShape] or [ErrGraph].
 func ComputeGRPOAdvantages(backend backends.Backend, rewards, mask [][]float32, groups []int32, numGroups int, cfg GRPOConfig) ([][]float32, error) {
-	cfg, err := cfg.withDefaults()
+	cfg, err := cfg.WithDefaults()
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func ComputeGRPOAdvantages(backend backends.Backend, rewards, mask [][]float32, 
 	if err != nil {
 		return nil, err
 	}
-	return tensorMatrix[float32](outs[0])
+	return graphrun.TensorMatrix[float32](outs[0])
 }
 
 // PolicyLossBatch holds the host inputs of [ComputePolicyLoss], all B x L.
@@ -113,7 +113,7 @@ type PolicyLossResult struct {
 // ComputePolicyLoss runs [PolicyLoss] on host data. Errors wrap
 // [ErrConfig], [ErrUnknownAggMode], [ErrShape] or [ErrGraph].
 func ComputePolicyLoss(backend backends.Backend, b PolicyLossBatch, cfg PolicyLossConfig) (PolicyLossResult, error) {
-	cfg, err := cfg.withDefaults()
+	cfg, err := cfg.WithDefaults()
 	if err != nil {
 		return PolicyLossResult{}, err
 	}
@@ -132,7 +132,7 @@ func ComputePolicyLoss(backend backends.Backend, b PolicyLossBatch, cfg PolicyLo
 		if withExp {
 			pin.ExpMask = in[4]
 		}
-		o := policyLoss(pin, cfg, localTotals(pin.Mask), true)
+		o := policyLoss(pin, cfg, LocalTotals(pin.Mask), true)
 		nodes := []*graph.Node{o.Loss, o.TokenLosses, o.OnTokenLosses, o.OnLoss, o.ClipFrac, o.ClipFracLower, o.PPOKL}
 		if withExp {
 			nodes = append(nodes, o.OffTokenLosses, o.OffLoss)
@@ -145,12 +145,12 @@ func ComputePolicyLoss(backend backends.Backend, b PolicyLossBatch, cfg PolicyLo
 	var r PolicyLossResult
 	var errs []error
 	scalar := func(t *tensors.Tensor) float32 {
-		v, err := tensorScalar(t)
+		v, err := graphrun.TensorScalar(t)
 		errs = append(errs, err)
 		return float32(v)
 	}
 	matrix := func(t *tensors.Tensor) [][]float32 {
-		m, err := tensorMatrix[float32](t)
+		m, err := graphrun.TensorMatrix[float32](t)
 		errs = append(errs, err)
 		return m
 	}
@@ -170,13 +170,13 @@ func ComputePolicyLoss(backend backends.Backend, b PolicyLossBatch, cfg PolicyLo
 
 // sameShapeTensors converts host matrices that must share one shape.
 func sameShapeTensors(names []string, mats ...[][]float32) ([]*tensors.Tensor, error) {
-	rows, cols, err := matrixDims(names[0], mats[0])
+	rows, cols, err := graphrun.MatrixDims(names[0], mats[0])
 	if err != nil {
 		return nil, err
 	}
 	out := make([]*tensors.Tensor, len(mats))
 	for i, m := range mats {
-		if out[i], err = matrixTensor(names[i], m, rows, cols); err != nil {
+		if out[i], err = graphrun.MatrixTensor(names[i], m, rows, cols); err != nil {
 			return nil, err
 		}
 	}

@@ -1,4 +1,4 @@
-package trainer
+package objective
 
 import (
 	"fmt"
@@ -31,11 +31,13 @@ const maskedMeanEpsilon = 1e-8
 // Validate reports whether m names an aggregation mode; the error wraps
 // [ErrUnknownAggMode].
 func (m AggMode) Validate() error {
-	_, err := m.resolve()
+	_, err := m.Resolve()
 	return err
 }
 
-func (m AggMode) resolve() (AggMode, error) {
+// Resolve returns m, the empty mode as TokenMean, or an error wrapping
+// ErrUnknownAggMode.
+func (m AggMode) Resolve() (AggMode, error) {
 	switch m {
 	case "":
 		return TokenMean, nil
@@ -49,12 +51,12 @@ func (m AggMode) resolve() (AggMode, error) {
 // MaskedMean returns Σ(x·mask) / (Σmask + 1e-8) over all elements, the
 // reference's masked_mean. x and mask have the same shape.
 func MaskedMean(x, mask *graph.Node) *graph.Node {
-	return maskedMeanOver(x, mask, graph.ReduceAllSum(mask))
+	return MaskedMeanOver(x, mask, graph.ReduceAllSum(mask))
 }
 
-// maskedMeanOver is MaskedMean with the mask total given: the total over a
+// MaskedMeanOver is MaskedMean with the mask total given: the total over a
 // whole mini-batch when x is one of its micro-batches.
-func maskedMeanOver(x, mask, maskTotal *graph.Node) *graph.Node {
+func MaskedMeanOver(x, mask, maskTotal *graph.Node) *graph.Node {
 	return graph.Div(graph.ReduceAllSum(graph.Mul(x, mask)), graph.AddScalar(maskTotal, maskedMeanEpsilon))
 }
 
@@ -62,45 +64,50 @@ func maskedMeanOver(x, mask, maskTotal *graph.Node) *graph.Node {
 // the reference's agg_loss does in mode. Errors wrap [ErrUnknownAggMode]
 // or [ErrShape].
 func AggregateLoss(loss, mask *graph.Node, mode AggMode) (*graph.Node, error) {
-	mode, err := mode.resolve()
+	mode, err := mode.Resolve()
 	if err != nil {
 		return nil, err
 	}
 	if err := checkSameShape(loss, mask); err != nil {
 		return nil, err
 	}
-	return aggregate(loss, mask, mode, localTotals(mask)), nil
+	return AggregateOver(loss, mask, mode, LocalTotals(mask)), nil
 }
 
-// totals holds what an aggregation divides by. For a lone batch they are
-// the batch's own; for the micro-batches of one optimiser step they are
-// those of the whole mini-batch, so that the micro-batch aggregates add up
-// to the aggregate of the whole mini-batch in every mode.
-type totals struct {
-	tokens *graph.Node // Σ mask, a scalar
-	rows   *graph.Node // number of rows, a scalar
+// Totals holds what an aggregation divides by. For a lone batch they are
+// the batch's own (LocalTotals); for the micro-batches of one optimiser
+// step they are those of the whole mini-batch, so that the micro-batch
+// aggregates add up to the aggregate of the whole mini-batch in every mode.
+type Totals struct {
+	// Tokens is Σ mask, a scalar.
+	Tokens *graph.Node
+	// Rows is the number of rows, a scalar.
+	Rows *graph.Node
 }
 
-func localTotals(mask *graph.Node) totals {
+// LocalTotals are the totals of mask's own batch.
+func LocalTotals(mask *graph.Node) Totals {
 	rows := mask.Shape().Dimensions[0]
-	return totals{
-		tokens: graph.ReduceAllSum(mask),
-		rows:   graph.Scalar(mask.Graph(), mask.DType(), rows),
+	return Totals{
+		Tokens: graph.ReduceAllSum(mask),
+		Rows:   graph.Scalar(mask.Graph(), mask.DType(), rows),
 	}
 }
 
-// aggregate implements AggregateLoss for a resolved mode.
-func aggregate(loss, mask *graph.Node, mode AggMode, t totals) *graph.Node {
+// AggregateOver is AggregateLoss over given totals (those of the whole
+// mini-batch when loss is one of its micro-batches), for a mode already
+// resolved (AggMode.Resolve) and inputs of one shape: it checks neither.
+func AggregateOver(loss, mask *graph.Node, mode AggMode, t Totals) *graph.Node {
 	switch mode {
 	case SeqMeanTokenSum:
-		return graph.Div(graph.ReduceAllSum(graph.Mul(loss, mask)), t.rows)
+		return graph.Div(graph.ReduceAllSum(graph.Mul(loss, mask)), t.Rows)
 	case SeqMeanTokenMean:
 		rowMeans := graph.Div(graph.ReduceSum(graph.Mul(loss, mask), -1), graph.ReduceSum(mask, -1))
-		return graph.Div(graph.ReduceAllSum(rowMeans), t.rows)
+		return graph.Div(graph.ReduceAllSum(rowMeans), t.Rows)
 	case SeqMeanTokenSumNorm:
 		width := loss.Shape().Dimensions[loss.Rank()-1]
 		return graph.DivScalar(graph.ReduceAllSum(graph.Mul(loss, mask)), float64(width))
 	default: // TokenMean
-		return maskedMeanOver(loss, mask, t.tokens)
+		return MaskedMeanOver(loss, mask, t.Tokens)
 	}
 }
