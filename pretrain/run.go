@@ -18,8 +18,6 @@ import (
 	"time"
 
 	"github.com/goccy/go-yaml"
-	"golang.org/x/sync/errgroup"
-
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/agentflow"
 	"github.com/org/agentevolver/contextmgr"
@@ -28,6 +26,8 @@ import (
 	"github.com/org/agentevolver/runlog"
 	"github.com/org/agentevolver/tokenizer"
 	"github.com/org/agentevolver/trainer"
+	"github.com/org/agentevolver/trainer/optim"
+	"golang.org/x/sync/errgroup"
 )
 
 // Files and directories under Config.OutputDir.
@@ -85,7 +85,7 @@ type run struct {
 	replay  *replayer
 	eval    *evaluator
 	m       *model.Model
-	sft     *trainer.Supervised
+	sft     *optim.Supervised
 	metrics *runlog.MetricsWriter
 	stats   CorpusStats
 	// countedWindow is a sort window whose episodes the restored
@@ -192,9 +192,9 @@ func (r *run) open(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("pretrain: new policy: %w", err)
 	}
 	t := r.cfg.Train
-	r.sft, err = trainer.NewSupervised(backend, r.m.Context(), trainer.ModelPolicy(r.m), trainer.SupervisedConfig{
-		Optimizer:      trainer.AdamWConfig{LearningRate: t.LR, WeightDecay: t.WeightDecay, NoWeightDecay: t.WeightDecay == 0},
-		Clip:           trainer.ClipConfig{MaxGradNorm: t.GradClip, NoClip: t.GradClip == 0},
+	r.sft, err = optim.NewSupervised(backend, r.m.Context(), optim.ModelPolicy(r.m), optim.SupervisedConfig{
+		Optimizer:      optim.AdamWConfig{LearningRate: t.LR, WeightDecay: t.WeightDecay, NoWeightDecay: t.WeightDecay == 0},
+		Clip:           optim.ClipConfig{MaxGradNorm: t.GradClip, NoClip: t.GradClip == 0},
 		MicroBatchSize: t.MicroBatchSize,
 		Logger:         r.log,
 	})
@@ -349,7 +349,7 @@ func (r *run) train(ctx context.Context, step int) error {
 			}
 			window = w
 		}
-		batch, err := trainer.SupervisedBatchOf(batches[step%t.SortWindow], r.pad)
+		batch, err := optim.SupervisedBatchOf(batches[step%t.SortWindow], r.pad)
 		if err != nil {
 			return err
 		}

@@ -11,9 +11,10 @@
 //   - package trainer/objective: the objective, as GoMLX graphs, and its
 //     host-side Compute* entry points; it imports nothing of the run, for
 //     those who want only the GRPO/HET objective;
-//   - optim_*.go: the optimiser — batches, log-probs of a [Policy], the
-//     [Updater] (PPO epochs, micro-batches, clipping, AdamW), the
-//     [Reference] and [Supervised] steps;
+//   - package trainer/optim: the optimiser — batches, log-probs of a
+//     Policy, the Updater (PPO epochs, micro-batches, clipping, AdamW),
+//     the Reference and Supervised steps — for those who drive their own
+//     loop;
 //   - run_*.go: the run — [Config], [Trainer.Fit], RL steps, validation,
 //     the warm start, checkpoints, the environment and its failures, and
 //     the [Hooks] where the self-evolving mechanisms plug in (they use only
@@ -75,24 +76,11 @@
 //
 // # Optimiser steps
 //
-// A [Policy] builds per-token log-probs of a batch's response tokens from
-// the variables of whatever context it is given ([ModelPolicy] adapts the
-// model package). An [Updater] takes PPO epochs over mini-batches of a
-// [Batch], each optimiser step accumulating gradients over micro-batches,
-// clipping their global norm and applying AdamW, and reports
-// [StepMetrics]. A [Reference] is a frozen copy of the policy's weights
-// (frozen base and adapters alike) for the KL loss; a LoRA run's trainer
-// uses the same model with its adapters off instead, with no copy.
-// [Updater.LogProbs] recomputes the old log-probs.
-// [Supervised] takes masked cross-entropy steps for warm starts from
-// demonstrations.
-//
-// Micro-batches contribute exact shares of the whole mini-batch's
-// objective (every aggregation divides by mini-batch totals), so gradient
-// accumulation gives the same step as one large batch in every
-// aggregation mode. The reference scales each micro-batch's own aggregate
-// by 1/k, which agrees only when micro-batches hold equally many loss
-// tokens; this package implements the intended whole-batch objective.
+// The optimiser lives in package trainer/optim (see its documentation):
+// a Policy builds per-token log-probs, an Updater takes PPO epochs over
+// mini-batches with gradient accumulation, clipping and AdamW, a Reference
+// is the frozen policy of the KL loss, Supervised takes the warm start's
+// cross-entropy steps. A run builds them from its [Config].
 //
 // The package is not safe for concurrent use of one context: updaters,
 // references and the model's own methods must not run graphs on the same

@@ -2,8 +2,10 @@ package trainer
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/org/agentevolver/trainer/objective"
+	"github.com/org/agentevolver/trainer/optim"
 )
 
 var (
@@ -18,6 +20,16 @@ var (
 
 	// ErrGraph reports a failure while building, compiling or running a
 	// GoMLX graph (GoMLX reports these by panicking; this package recovers
-	// them and wraps them with ErrGraph).
-	ErrGraph = errors.New("trainer: graph failed")
+	// them and wraps them with ErrGraph). It is optim.ErrGraph, so that one
+	// errors.Is test covers the optimiser's steps and the run's own graphs.
+	ErrGraph = optim.ErrGraph
 )
+
+// asConfigErr makes the optimiser's configuration errors, which are the
+// run configuration's, match ErrConfig as well.
+func asConfigErr(err error) error {
+	if errors.Is(err, optim.ErrConfig) && !errors.Is(err, ErrConfig) {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return err
+}

@@ -15,11 +15,11 @@ import (
 
 	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
-
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/agentflow"
 	"github.com/org/agentevolver/internal/fsutil"
 	"github.com/org/agentevolver/model"
+	"github.com/org/agentevolver/trainer/optim"
 )
 
 // A checkpoint is a directory CheckpointDir/step_NNNNNN holding
@@ -381,7 +381,7 @@ func LoadState(ctx *mlctx.Context, dir string) (err error) {
 	// The loader creates every variable trainable; the trainer's own state
 	// (moments, step counts, accumulators) never is, as when it was made.
 	for v := range ctx.IterVariables() {
-		if inScope(v.Scope(), trainerScope) {
+		if optim.IsState(v.Scope()) {
 			v.SetTrainable(false)
 		}
 	}
@@ -410,9 +410,9 @@ func (r *run) saveReference(ctx context.Context) error {
 	if err := writeManifest(dir); err != nil {
 		return fmt.Errorf("trainer: save reference: %w", err)
 	}
-	ref, err := NewReference(r.backend, r.m.Context(), ModelPolicy(r.m), ReferenceConfig{Temperature: r.cfg.Rollout.Temperature, MicroBatchSize: r.cfg.Actor.MicroBatchSize})
+	ref, err := optim.NewReference(r.backend, r.m.Context(), optim.ModelPolicy(r.m), optim.ReferenceConfig{Temperature: r.cfg.Rollout.Temperature, MicroBatchSize: r.cfg.Actor.MicroBatchSize})
 	if err != nil {
-		return err
+		return asConfigErr(err)
 	}
 	r.ref = ref
 	return nil
@@ -439,9 +439,9 @@ func (r *run) loadReference(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("trainer: load reference: %w", err)
 	}
-	ref, err := NewReference(r.backend, m.Context(), ModelPolicy(m), ReferenceConfig{Temperature: r.cfg.Rollout.Temperature, MicroBatchSize: r.cfg.Actor.MicroBatchSize})
+	ref, err := optim.NewReference(r.backend, m.Context(), optim.ModelPolicy(m), optim.ReferenceConfig{Temperature: r.cfg.Rollout.Temperature, MicroBatchSize: r.cfg.Actor.MicroBatchSize})
 	if err != nil {
-		return err
+		return asConfigErr(err)
 	}
 	r.ref = ref
 	return nil

@@ -25,6 +25,7 @@ import (
 	"github.com/org/agentevolver/taskgen"
 	"github.com/org/agentevolver/tokenizer"
 	"github.com/org/agentevolver/trainer/objective"
+	"github.com/org/agentevolver/trainer/optim"
 )
 
 // Options are the run-time companions of a Config: where logs and
@@ -182,8 +183,8 @@ type run struct {
 	env     *environment
 	m       *model.Model
 	policy  llm.ChatModel
-	updater *Updater
-	ref     *Reference
+	updater *optim.Updater
+	ref     *optim.Reference
 	train   []agentevolver.Task
 	val     []agentevolver.Task
 	metrics *runlog.MetricsWriter
@@ -478,8 +479,8 @@ func (t *Trainer) open(ctx context.Context) (_ *run, err error) {
 	if err := r.setupLoRA(); err != nil {
 		return nil, err
 	}
-	if r.updater, err = NewUpdater(r.backend, r.m.Context(), ModelPolicy(r.m), r.updaterConfig()); err != nil {
-		return nil, err
+	if r.updater, err = optim.NewUpdater(r.backend, r.m.Context(), optim.ModelPolicy(r.m), r.updaterConfig()); err != nil {
+		return nil, asConfigErr(err)
 	}
 
 	resumed := false
@@ -523,12 +524,12 @@ func (r *run) close() {
 }
 
 // updaterConfig maps the actor section onto an UpdaterConfig.
-func (r *run) updaterConfig() UpdaterConfig {
+func (r *run) updaterConfig() optim.UpdaterConfig {
 	a := r.cfg.Actor
 	wd := a.WeightDecay
-	return UpdaterConfig{
-		Optimizer: AdamWConfig{LearningRate: a.LR, WeightDecay: wd, NoWeightDecay: wd == 0},
-		Clip:      ClipConfig{MaxGradNorm: a.GradClip, NoClip: a.GradClip == 0},
+	return optim.UpdaterConfig{
+		Optimizer: optim.AdamWConfig{LearningRate: a.LR, WeightDecay: wd, NoWeightDecay: wd == 0},
+		Clip:      optim.ClipConfig{MaxGradNorm: a.GradClip, NoClip: a.GradClip == 0},
 		Loss: objective.PolicyLossConfig{
 			ClipLow: a.ClipRatioLow, ClipHigh: a.ClipRatioHigh, DualClip: a.ClipRatioC,
 			OffPolicyClipHigh: a.OffClipRangeHigh, AggMode: objective.AggMode(a.LossAggMode),

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/org/agentevolver/model"
+	"github.com/org/agentevolver/trainer/optim"
 )
 
 // AdapterDir is the PEFT adapter directory (adapter_config.json,
@@ -91,18 +92,13 @@ func (r *run) lora() bool { return r.cfg.Actor.LoRA.Enabled() }
 // optimiser never changes the base, so the reference stays what it was.
 // NewReference would copy only the trainable variables, which with LoRA
 // are the adapters alone.
-func (r *run) adaptersOffReference() (*Reference, error) {
-	temperature := r.cfg.Rollout.Temperature
-	if temperature == 0 {
-		temperature = 1
+func (r *run) adaptersOffReference() (*optim.Reference, error) {
+	ref, err := optim.NewContextReference(r.backend, model.AdaptersOff(r.m.Context()), optim.ModelPolicy(r.m),
+		optim.ReferenceConfig{Temperature: r.cfg.Rollout.Temperature, MicroBatchSize: r.cfg.Actor.MicroBatchSize})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	if !(temperature > 0) || r.cfg.Actor.MicroBatchSize < 0 {
-		return nil, fmt.Errorf("%w: temperature %v, micro-batch size %d", ErrConfig, temperature, r.cfg.Actor.MicroBatchSize)
-	}
-	return &Reference{prober: logProber{
-		backend: r.backend, vars: model.AdaptersOff(r.m.Context()), policy: ModelPolicy(r.m),
-		temperature: temperature, microBatch: r.cfg.Actor.MicroBatchSize,
-	}}, nil
+	return ref, nil
 }
 
 // adapterBaseName is what a LoRA run records as its adapters'

@@ -14,6 +14,7 @@ import (
 	"github.com/org/agentevolver/agentflow"
 	"github.com/org/agentevolver/contextmgr"
 	"github.com/org/agentevolver/trainer/objective"
+	"github.com/org/agentevolver/trainer/optim"
 )
 
 // envTaskSource draws training tasks from the environment's split:
@@ -186,7 +187,7 @@ func (r *run) maxFailedRatio() float64 {
 // update turns samples into a batch and takes the policy update.
 func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sample, trajs []agentevolver.Trajectory, groupKey []string) (map[string]float64, error) {
 	began := time.Now()
-	p, err := padSamples(samples, r.pad)
+	p, err := optim.PadSamples(samples, r.pad)
 	if err != nil {
 		return nil, err
 	}
@@ -258,7 +259,7 @@ func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sampl
 		scores[keys[i]] = append(scores[keys[i]], outcomes[i])
 	}
 	silent := r.silence.observe(r.log, step+1, scores, adv[:len(samples)], p.LossMask[:len(samples)])
-	batch := &Batch{Tokens: p.Tokens, LossMask: p.LossMask, Advantages: adv, ExpMask: expMask(samples, len(p.LossMask), len(p.LossMask[0]))}
+	batch := &optim.Batch{Tokens: p.Tokens, LossMask: p.LossMask, Advantages: adv, ExpMask: expMask(samples, len(p.LossMask), len(p.LossMask[0]))}
 	advantagesTime := time.Since(began)
 	phase := time.Now()
 	// An on-policy update computes the old log-probs itself, in its own

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/trainer/optim"
 )
 
 func TestPadSamples(t *testing.T) {
@@ -13,7 +14,7 @@ func TestPadSamples(t *testing.T) {
 		{PromptIDs: []int{1, 2, 3}, ResponseIDs: []int{4, 5}, ResponseLossMask: []int{1, 0}},
 		{PromptIDs: []int{7}, ResponseIDs: []int{8, 9, 10}, ResponseLossMask: []int{0, 1, 1}},
 	}
-	p, err := padSamples(samples, 0)
+	p, err := optim.PadSamples(samples, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func TestPadSamplesBuckets(t *testing.T) {
 			PromptIDs: []int{1, 2, 3, 4, 5}[:1+i], ResponseIDs: []int{6, 7, 8, 9, 10, 11, 12}[:3+i%5], ResponseLossMask: []int{1, 1, 1, 1, 1, 1, 1}[:3+i%5],
 		})
 	}
-	p, err := padSamples(samples, 0)
+	p, err := optim.PadSamples(samples, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestPadSamplesErrors(t *testing.T) {
 		{{PromptIDs: []int{1}, ResponseIDs: []int{1, 2}, ResponseLossMask: []int{1}}},
 	}
 	for i, s := range tests {
-		if _, err := padSamples(s, 0); !errors.Is(err, ErrShape) {
+		if _, err := optim.PadSamples(s, 0); !errors.Is(err, ErrShape) {
 			t.Errorf("case %d: err = %v, want ErrShape", i, err)
 		}
 	}
@@ -94,7 +95,7 @@ func TestPadSamplesStepIDs(t *testing.T) {
 		{PromptIDs: []int{1}, ResponseIDs: []int{8}, ResponseLossMask: []int{1}},
 		{PromptIDs: []int{1}, ResponseIDs: []int{8}, ResponseLossMask: []int{1}, StepIDs: []int{0}},
 	}
-	p, err := padSamples(samples, 0)
+	p, err := optim.PadSamples(samples, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func TestPadSamplesStepIDs(t *testing.T) {
 		t.Fatalf("step ids %v, want %v", p.StepIDs, want)
 	}
 	samples[0].StepIDs = []int{0}
-	if _, err := padSamples(samples, 0); !errors.Is(err, ErrShape) {
+	if _, err := optim.PadSamples(samples, 0); !errors.Is(err, ErrShape) {
 		t.Fatalf("step ids of the wrong length: err = %v", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/org/agentevolver/envservice"
 	"github.com/org/agentevolver/llm"
 	"github.com/org/agentevolver/runlog"
+	"github.com/org/agentevolver/trainer/optim"
 )
 
 // WarmStartMetricsFile records the supervised warm start, one line per
@@ -143,14 +144,14 @@ func (r *run) warmStart(ctx context.Context) error {
 	if len(demos) == 0 {
 		return fmt.Errorf("%w: no demonstrations", ErrConfig)
 	}
-	sft, err := NewSupervised(r.backend, r.m.Context(), ModelPolicy(r.m), SupervisedConfig{
-		Optimizer:      AdamWConfig{LearningRate: ws.LR, WeightDecay: r.cfg.Actor.WeightDecay, NoWeightDecay: r.cfg.Actor.WeightDecay == 0},
-		Clip:           ClipConfig{MaxGradNorm: r.cfg.Actor.GradClip, NoClip: r.cfg.Actor.GradClip == 0},
+	sft, err := optim.NewSupervised(r.backend, r.m.Context(), optim.ModelPolicy(r.m), optim.SupervisedConfig{
+		Optimizer:      optim.AdamWConfig{LearningRate: ws.LR, WeightDecay: r.cfg.Actor.WeightDecay, NoWeightDecay: r.cfg.Actor.WeightDecay == 0},
+		Clip:           optim.ClipConfig{MaxGradNorm: r.cfg.Actor.GradClip, NoClip: r.cfg.Actor.GradClip == 0},
 		MicroBatchSize: r.cfg.Actor.MicroBatchSize,
 		Logger:         r.log,
 	})
 	if err != nil {
-		return err
+		return asConfigErr(err)
 	}
 	mw, err := runlog.NewMetricsWriter(filepath.Join(r.dir, WarmStartMetricsFile))
 	if err != nil {
@@ -173,11 +174,11 @@ func (r *run) warmStart(ctx context.Context) error {
 			}
 			picked[i] = demos[order[pos%len(demos)]]
 		}
-		p, err := padSamples(picked, r.pad)
+		p, err := optim.PadSamples(picked, r.pad)
 		if err != nil {
 			return err
 		}
-		m, err := sft.Step(ctx, &SupervisedBatch{Tokens: p.Tokens, LossMask: p.LossMask})
+		m, err := sft.Step(ctx, &optim.SupervisedBatch{Tokens: p.Tokens, LossMask: p.LossMask})
 		if err != nil {
 			return fmt.Errorf("trainer: warm-start step %d: %w", step+1, err)
 		}

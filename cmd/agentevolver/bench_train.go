@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 
 	"github.com/org/agentevolver/model"
-	"github.com/org/agentevolver/trainer"
 	"github.com/org/agentevolver/trainer/objective"
+	"github.com/org/agentevolver/trainer/optim"
 )
 
 func init() {
@@ -28,10 +28,10 @@ func setupTrainBench(ctx context.Context, r benchRun) (func() error, int, error)
 	if err != nil {
 		return nil, 0, err
 	}
-	policy := trainer.ModelPolicy(m)
-	u, err := trainer.NewUpdater(backend, m.Context(), policy, trainer.UpdaterConfig{
-		Optimizer:       trainer.AdamWConfig{LearningRate: 1e-4, WeightDecay: 0.01},
-		Clip:            trainer.ClipConfig{MaxGradNorm: 1.0},
+	policy := optim.ModelPolicy(m)
+	u, err := optim.NewUpdater(backend, m.Context(), policy, optim.UpdaterConfig{
+		Optimizer:       optim.AdamWConfig{LearningRate: 1e-4, WeightDecay: 0.01},
+		Clip:            optim.ClipConfig{MaxGradNorm: 1.0},
 		Loss:            objective.PolicyLossConfig{ClipLow: 0.2, ClipHigh: 0.28, DualClip: 3.0, AggMode: objective.TokenMean},
 		KLType:          objective.KLLowVar,
 		KLCoef:          0.001,
@@ -40,14 +40,14 @@ func setupTrainBench(ctx context.Context, r benchRun) (func() error, int, error)
 	if err != nil {
 		return nil, 0, err
 	}
-	ref, err := trainer.NewReference(backend, m.Context(), policy, trainer.ReferenceConfig{})
+	ref, err := optim.NewReference(backend, m.Context(), policy, optim.ReferenceConfig{})
 	if err != nil {
 		return nil, 0, err
 	}
 
 	rows, cols, promptLen := r.Shape.BatchSize, r.Shape.SeqLen, r.Shape.PromptLen
 	rng := rand.New(rand.NewPCG(1, 2))
-	b := &trainer.Batch{Tokens: trainer.Tokens{PromptLen: promptLen}}
+	b := &optim.Batch{Tokens: optim.Tokens{PromptLen: promptLen}}
 	for i := range rows {
 		ids := make([]int, cols)
 		for j := range ids {

@@ -1,11 +1,11 @@
-package trainer_test
+package optim_test
 
 import (
 	"context"
 	"testing"
 
 	"github.com/org/agentevolver/model"
-	"github.com/org/agentevolver/trainer"
+	"github.com/org/agentevolver/trainer/optim"
 )
 
 // TestModelPolicyTraining trains the real Qwen2-family model (a tiny
@@ -18,14 +18,14 @@ func TestModelPolicyTraining(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	policy := trainer.ModelPolicy(m)
-	u, err := trainer.NewUpdater(backend, m.Context(), policy, trainer.UpdaterConfig{
-		Optimizer: trainer.AdamWConfig{LearningRate: 3e-3}, MicroBatchSize: 2,
+	policy := optim.ModelPolicy(m)
+	u, err := optim.NewUpdater(backend, m.Context(), policy, optim.UpdaterConfig{
+		Optimizer: optim.AdamWConfig{LearningRate: 3e-3}, MicroBatchSize: 2,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := trainer.NewReference(backend, m.Context(), policy, trainer.ReferenceConfig{})
+	ref, err := optim.NewReference(backend, m.Context(), policy, optim.ReferenceConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,12 +86,12 @@ func TestReferenceOfLoRAPolicy(t *testing.T) {
 	if err := m.AddLoRA(model.LoRAConfig{R: 4}, 2); err != nil {
 		t.Fatal(err)
 	}
-	policy := trainer.ModelPolicy(m)
-	u, err := trainer.NewUpdater(backend, m.Context(), policy, trainer.UpdaterConfig{Optimizer: trainer.AdamWConfig{LearningRate: 1e-2}})
+	policy := optim.ModelPolicy(m)
+	u, err := optim.NewUpdater(backend, m.Context(), policy, optim.UpdaterConfig{Optimizer: optim.AdamWConfig{LearningRate: 1e-2}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := trainer.NewReference(backend, m.Context(), policy, trainer.ReferenceConfig{})
+	ref, err := optim.NewReference(backend, m.Context(), policy, optim.ReferenceConfig{})
 	if err != nil {
 		t.Fatalf("NewReference over a LoRA policy: %v", err)
 	}

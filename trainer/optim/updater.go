@@ -1,4 +1,4 @@
-package trainer
+package optim
 
 import (
 	"context"
@@ -465,6 +465,12 @@ func (u *Updater) microBatchLoss(ctx *mlctx.Context, in []*graph.Node) (*graph.N
 // model's (optimiser state, gradient accumulators); a Reference copies
 // everything else.
 const trainerScope = "/trainer"
+
+// IsState reports whether a variable of the given scope is an Updater's
+// own state (optimiser moments, step counts, gradient accumulators) rather
+// than the model's: a checkpoint restores it as not trainable, and a
+// Reference leaves it out.
+func IsState(scope string) bool { return inScope(scope, trainerScope) }
 
 // inScope reports whether scope is base or lies below it.
 func inScope(scope, base string) bool {

@@ -1,4 +1,4 @@
-package trainer
+package optim
 
 import (
 	"github.com/gomlx/gomlx/pkg/core/graph"

@@ -1,4 +1,4 @@
-package trainer_test
+package optim_test
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/org/agentevolver/model"
-	"github.com/org/agentevolver/trainer"
 	"github.com/org/agentevolver/trainer/objective"
+	"github.com/org/agentevolver/trainer/optim"
 )
 
 // TestDataParallelMatchesOneDevice trains the same policy on the same
@@ -33,12 +33,12 @@ func TestDataParallelMatchesOneDevice(t *testing.T) {
 			// A larger epsilon than AdamW's 1e-8: with it, a weight whose
 			// gradient is about zero moves by a full step whose sign the
 			// summation order of the devices decides.
-			cfg := trainer.UpdaterConfig{
-				Optimizer:      trainer.AdamWConfig{LearningRate: 0.02, Epsilon: 1e-3},
+			cfg := optim.UpdaterConfig{
+				Optimizer:      optim.AdamWConfig{LearningRate: 0.02, Epsilon: 1e-3},
 				MicroBatchSize: tc.micro,
 				Loss:           objective.PolicyLossConfig{AggMode: tc.aggregation},
 			}
-			run := func(backendConfig string, devices int) ([]trainer.StepMetrics, map[string][]float32, map[string][]float32) {
+			run := func(backendConfig string, devices int) ([]optim.StepMetrics, map[string][]float32, map[string][]float32) {
 				c := cfg
 				c.Devices = devices
 				u, ref, vars := newTestUpdaterOn(t, backendConfig, c, 3)
@@ -107,8 +107,8 @@ func compareValues(t *testing.T, what string, got, want map[string][]float32) {
 func TestDataParallelErrors(t *testing.T) {
 	backend := newBackend(t) // one device
 	policy, vars := newBigram(testVocab, 3)
-	_, err := trainer.NewUpdater(backend, vars, policy, trainer.UpdaterConfig{Devices: 2})
-	if !errors.Is(err, trainer.ErrConfig) || !strings.Contains(err.Error(), "devices=2") {
+	_, err := optim.NewUpdater(backend, vars, policy, optim.UpdaterConfig{Devices: 2})
+	if !errors.Is(err, optim.ErrConfig) || !strings.Contains(err.Error(), "devices=2") {
 		t.Errorf("2 devices on a one-device backend: %v", err)
 	}
 	two, err := model.NewBackend("gofast:devices=2")
@@ -116,13 +116,13 @@ func TestDataParallelErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer two.Finalize()
-	u, err := trainer.NewUpdater(two, vars, policy, trainer.UpdaterConfig{Devices: 2, NoKLLoss: true, Loss: objective.PolicyLossConfig{AggMode: objective.SeqMeanTokenMean}})
+	u, err := optim.NewUpdater(two, vars, policy, optim.UpdaterConfig{Devices: 2, NoKLLoss: true, Loss: objective.PolicyLossConfig{AggMode: objective.SeqMeanTokenMean}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := randomBatch(3, testCols, testPL, testVocab, 5)
 	fillLogProbs(t, u, nil, b)
-	if _, err := u.Update(context.Background(), b); !errors.Is(err, trainer.ErrConfig) {
+	if _, err := u.Update(context.Background(), b); !errors.Is(err, optim.ErrConfig) {
 		t.Errorf("seq-mean-token-mean with padding rows: %v", err)
 	}
 }
@@ -130,9 +130,9 @@ func TestDataParallelErrors(t *testing.T) {
 // updateTimes runs n updates of u on b, each after recomputing b's old
 // log-probs (and reference log-probs with ref), and returns every step's
 // metrics.
-func updateTimes(t *testing.T, u *trainer.Updater, ref *trainer.Reference, b *trainer.Batch, n int) []trainer.StepMetrics {
+func updateTimes(t *testing.T, u *optim.Updater, ref *optim.Reference, b *optim.Batch, n int) []optim.StepMetrics {
 	t.Helper()
-	var all []trainer.StepMetrics
+	var all []optim.StepMetrics
 	for range n {
 		fillLogProbs(t, u, ref, b)
 		ms, err := u.Update(context.Background(), b)

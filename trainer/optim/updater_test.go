@@ -1,4 +1,4 @@
-package trainer_test
+package optim_test
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 
 	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
 	"github.com/org/agentevolver/model"
-	"github.com/org/agentevolver/trainer"
 	"github.com/org/agentevolver/trainer/objective"
+	"github.com/org/agentevolver/trainer/optim"
 )
 
 const (
@@ -21,7 +21,7 @@ const (
 
 // newTestUpdater returns an updater and reference over a fresh bigram
 // policy with the given seed.
-func newTestUpdater(t testing.TB, cfg trainer.UpdaterConfig, seed uint64) (*trainer.Updater, *trainer.Reference, func(string) map[string][]float32) {
+func newTestUpdater(t testing.TB, cfg optim.UpdaterConfig, seed uint64) (*optim.Updater, *optim.Reference, func(string) map[string][]float32) {
 	t.Helper()
 	u, ref, vars := newTestUpdaterOn(t, "", cfg, seed)
 	return u, ref, func(scope string) map[string][]float32 { return variableValues(t, vars, scope) }
@@ -29,7 +29,7 @@ func newTestUpdater(t testing.TB, cfg trainer.UpdaterConfig, seed uint64) (*trai
 
 // newTestUpdaterOn is newTestUpdater on the backend backendConfig names
 // (model.NewBackend), returning the policy's variables.
-func newTestUpdaterOn(t testing.TB, backendConfig string, cfg trainer.UpdaterConfig, seed uint64) (*trainer.Updater, *trainer.Reference, *mlctx.Context) {
+func newTestUpdaterOn(t testing.TB, backendConfig string, cfg optim.UpdaterConfig, seed uint64) (*optim.Updater, *optim.Reference, *mlctx.Context) {
 	t.Helper()
 	backend, err := model.NewBackend(backendConfig)
 	if err != nil {
@@ -37,11 +37,11 @@ func newTestUpdaterOn(t testing.TB, backendConfig string, cfg trainer.UpdaterCon
 	}
 	t.Cleanup(backend.Finalize)
 	policy, vars := newBigram(testVocab, seed)
-	u, err := trainer.NewUpdater(backend, vars, policy, cfg)
+	u, err := optim.NewUpdater(backend, vars, policy, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := trainer.NewReference(backend, vars, policy, trainer.ReferenceConfig{})
+	ref, err := optim.NewReference(backend, vars, policy, optim.ReferenceConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func newTestUpdaterOn(t testing.TB, backendConfig string, cfg trainer.UpdaterCon
 }
 
 func TestUpdaterLowersLoss(t *testing.T) {
-	u, ref, _ := newTestUpdater(t, trainer.UpdaterConfig{Optimizer: trainer.AdamWConfig{LearningRate: 0.02}}, 1)
+	u, ref, _ := newTestUpdater(t, optim.UpdaterConfig{Optimizer: optim.AdamWConfig{LearningRate: 0.02}}, 1)
 	b := randomBatch(testRows, testCols, testPL, testVocab, 1)
 	fillLogProbs(t, u, ref, b)
 	var losses []float64
@@ -79,7 +79,7 @@ func TestUpdaterLowersLoss(t *testing.T) {
 
 // firstStepLoss is the token-mean of −A under the mask: the HET loss at
 // ratio 1.
-func firstStepLoss(b *trainer.Batch) float64 {
+func firstStepLoss(b *optim.Batch) float64 {
 	var sum, n float64
 	for i, row := range b.LossMask {
 		for j, m := range row {
@@ -94,9 +94,9 @@ func TestGradientAccumulationEquivalence(t *testing.T) {
 	modes := []objective.AggMode{objective.TokenMean, objective.SeqMeanTokenSum, objective.SeqMeanTokenMean, objective.SeqMeanTokenSumNorm}
 	for _, mode := range modes {
 		t.Run(string(mode), func(t *testing.T) {
-			run := func(micro int) (trainer.StepMetrics, map[string][]float32) {
-				cfg := trainer.UpdaterConfig{
-					Optimizer:      trainer.AdamWConfig{LearningRate: 0.01},
+			run := func(micro int) (optim.StepMetrics, map[string][]float32) {
+				cfg := optim.UpdaterConfig{
+					Optimizer:      optim.AdamWConfig{LearningRate: 0.01},
 					Loss:           objective.PolicyLossConfig{AggMode: mode},
 					MicroBatchSize: micro,
 					EntropyCoef:    0.01,
@@ -159,14 +159,14 @@ func TestGradientClipping(t *testing.T) {
 	const beta1 = 0.9
 	for _, tc := range []struct {
 		name string
-		clip trainer.ClipConfig
+		clip optim.ClipConfig
 	}{
-		{"none", trainer.ClipConfig{NoClip: true}},
-		{"tight", trainer.ClipConfig{MaxGradNorm: 1e-3}},
-		{"default", trainer.ClipConfig{}},
+		{"none", optim.ClipConfig{NoClip: true}},
+		{"tight", optim.ClipConfig{MaxGradNorm: 1e-3}},
+		{"default", optim.ClipConfig{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			u, ref, values := newTestUpdater(t, trainer.UpdaterConfig{Clip: tc.clip}, 2)
+			u, ref, values := newTestUpdater(t, optim.UpdaterConfig{Clip: tc.clip}, 2)
 			b := randomBatch(testRows, testCols, testPL, testVocab, 2)
 			fillLogProbs(t, u, ref, b)
 			ms, err := u.Update(context.Background(), b)
@@ -185,7 +185,7 @@ func TestGradientClipping(t *testing.T) {
 			if !tc.clip.NoClip {
 				maxNorm := tc.clip.MaxGradNorm
 				if maxNorm == 0 {
-					maxNorm = trainer.DefaultMaxGradNorm
+					maxNorm = optim.DefaultMaxGradNorm
 				}
 				want = norm * math.Min(1, maxNorm/(norm+1e-6))
 			}
@@ -198,7 +198,7 @@ func TestGradientClipping(t *testing.T) {
 }
 
 func TestNonFiniteGradientSkipsStep(t *testing.T) {
-	u, ref, values := newTestUpdater(t, trainer.UpdaterConfig{Optimizer: trainer.AdamWConfig{LearningRate: 0.1}}, 3)
+	u, ref, values := newTestUpdater(t, optim.UpdaterConfig{Optimizer: optim.AdamWConfig{LearningRate: 0.1}}, 3)
 	b := randomBatch(testRows, testCols, testPL, testVocab, 3)
 	fillLogProbs(t, u, ref, b)
 	before := values(bigramScope)
@@ -236,8 +236,8 @@ func TestDecoupledWeightDecay(t *testing.T) {
 	// With zero advantages and no KL or entropy terms the gradient is 0, so
 	// AdamW only decays: w ← w·(1 − lr·wd).
 	const lr, wd = 0.1, 0.5
-	u, ref, values := newTestUpdater(t, trainer.UpdaterConfig{
-		Optimizer: trainer.AdamWConfig{LearningRate: lr, WeightDecay: wd},
+	u, ref, values := newTestUpdater(t, optim.UpdaterConfig{
+		Optimizer: optim.AdamWConfig{LearningRate: lr, WeightDecay: wd},
 		NoKLLoss:  true, NoEntropyMetric: true,
 	}, 4)
 	b := randomBatch(testRows, testCols, testPL, testVocab, 4)
@@ -266,7 +266,7 @@ func TestDecoupledWeightDecay(t *testing.T) {
 }
 
 func TestReferenceIsFrozen(t *testing.T) {
-	u, ref, _ := newTestUpdater(t, trainer.UpdaterConfig{Optimizer: trainer.AdamWConfig{LearningRate: 0.05}}, 5)
+	u, ref, _ := newTestUpdater(t, optim.UpdaterConfig{Optimizer: optim.AdamWConfig{LearningRate: 0.05}}, 5)
 	b := randomBatch(testRows, testCols, testPL, testVocab, 5)
 	fillLogProbs(t, u, ref, b)
 	for i := range b.OldLogProbs {
@@ -304,7 +304,7 @@ func TestReferenceIsFrozen(t *testing.T) {
 }
 
 func TestPPOEpochsOverMiniBatches(t *testing.T) {
-	u, ref, _ := newTestUpdater(t, trainer.UpdaterConfig{PPOEpochs: 2, MiniBatchSize: 5, MicroBatchSize: 2}, 6)
+	u, ref, _ := newTestUpdater(t, optim.UpdaterConfig{PPOEpochs: 2, MiniBatchSize: 5, MicroBatchSize: 2}, 6)
 	b := randomBatch(testRows, testCols, testPL, testVocab, 6)
 	fillLogProbs(t, u, ref, b)
 	ms, err := u.Update(context.Background(), b)
@@ -323,7 +323,7 @@ func TestPPOEpochsOverMiniBatches(t *testing.T) {
 	if ms[0].PPOKL != 0 || ms[2].PPOKL == 0 {
 		t.Errorf("ppo_kl should be 0 on the first, on-policy step and not after: %v, %v", ms[0].PPOKL, ms[2].PPOKL)
 	}
-	if got := ms[0].Map(); len(got) != 11 || got["actor/pg_loss"] != ms[0].PGLoss || got["actor/kl_coef"] != trainer.DefaultKLCoef {
+	if got := ms[0].Map(); len(got) != 11 || got["actor/pg_loss"] != ms[0].PGLoss || got["actor/kl_coef"] != optim.DefaultKLCoef {
 		t.Errorf("Map() = %v", got)
 	}
 }
@@ -333,60 +333,60 @@ func TestUpdaterErrors(t *testing.T) {
 	policy, vars := newBigram(testVocab, 1)
 	configs := []struct {
 		name string
-		cfg  trainer.UpdaterConfig
+		cfg  optim.UpdaterConfig
 		want error
 	}{
-		{"agg mode", trainer.UpdaterConfig{Loss: objective.PolicyLossConfig{AggMode: "token-sum"}}, objective.ErrUnknownAggMode},
-		{"kl type", trainer.UpdaterConfig{KLType: "full"}, objective.ErrUnknownKLType},
-		{"learning rate", trainer.UpdaterConfig{Optimizer: trainer.AdamWConfig{LearningRate: -1}}, trainer.ErrConfig},
-		{"dual clip", trainer.UpdaterConfig{Loss: objective.PolicyLossConfig{DualClip: 0.5}}, trainer.ErrConfig},
-		{"clip low", trainer.UpdaterConfig{Loss: objective.PolicyLossConfig{ClipLow: 1.5}}, trainer.ErrConfig},
-		{"betas", trainer.UpdaterConfig{Optimizer: trainer.AdamWConfig{Beta2: 1}}, trainer.ErrConfig},
-		{"grad norm", trainer.UpdaterConfig{Clip: trainer.ClipConfig{MaxGradNorm: -1}}, trainer.ErrConfig},
-		{"epochs", trainer.UpdaterConfig{PPOEpochs: -1}, trainer.ErrConfig},
+		{"agg mode", optim.UpdaterConfig{Loss: objective.PolicyLossConfig{AggMode: "token-sum"}}, objective.ErrUnknownAggMode},
+		{"kl type", optim.UpdaterConfig{KLType: "full"}, objective.ErrUnknownKLType},
+		{"learning rate", optim.UpdaterConfig{Optimizer: optim.AdamWConfig{LearningRate: -1}}, optim.ErrConfig},
+		{"dual clip", optim.UpdaterConfig{Loss: objective.PolicyLossConfig{DualClip: 0.5}}, optim.ErrConfig},
+		{"clip low", optim.UpdaterConfig{Loss: objective.PolicyLossConfig{ClipLow: 1.5}}, optim.ErrConfig},
+		{"betas", optim.UpdaterConfig{Optimizer: optim.AdamWConfig{Beta2: 1}}, optim.ErrConfig},
+		{"grad norm", optim.UpdaterConfig{Clip: optim.ClipConfig{MaxGradNorm: -1}}, optim.ErrConfig},
+		{"epochs", optim.UpdaterConfig{PPOEpochs: -1}, optim.ErrConfig},
 	}
 	for _, tc := range configs {
-		if _, err := trainer.NewUpdater(backend, vars, policy, tc.cfg); !errors.Is(err, tc.want) {
+		if _, err := optim.NewUpdater(backend, vars, policy, tc.cfg); !errors.Is(err, tc.want) {
 			t.Errorf("%s: err = %v, want %v", tc.name, err, tc.want)
 		}
 	}
-	if _, err := trainer.NewUpdater(nil, vars, policy, trainer.UpdaterConfig{}); !errors.Is(err, trainer.ErrConfig) {
+	if _, err := optim.NewUpdater(nil, vars, policy, optim.UpdaterConfig{}); !errors.Is(err, optim.ErrConfig) {
 		t.Errorf("nil backend: err = %v", err)
 	}
 
-	u, err := trainer.NewUpdater(backend, vars, policy, trainer.UpdaterConfig{})
+	u, err := optim.NewUpdater(backend, vars, policy, optim.UpdaterConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := trainer.NewReference(backend, vars, policy, trainer.ReferenceConfig{})
+	ref, err := optim.NewReference(backend, vars, policy, optim.ReferenceConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	good := func() *trainer.Batch {
+	good := func() *optim.Batch {
 		b := randomBatch(4, testCols, testPL, testVocab, 9)
 		fillLogProbs(t, u, ref, b)
 		return b
 	}
 	batches := []struct {
 		name   string
-		mutate func(b *trainer.Batch)
+		mutate func(b *optim.Batch)
 	}{
-		{"ragged ids", func(b *trainer.Batch) { b.InputIDs[1] = b.InputIDs[1][:3] }},
-		{"id out of vocabulary", func(b *trainer.Batch) { b.InputIDs[0][5] = testVocab }},
-		{"negative id", func(b *trainer.Batch) { b.InputIDs[0][5] = -1 }},
-		{"prompt too long", func(b *trainer.Batch) { b.PromptLen = testCols }},
-		{"no prompt", func(b *trainer.Batch) { b.PromptLen = 0 }},
-		{"attention mask rows", func(b *trainer.Batch) { b.AttentionMask = [][]int{{1}} }},
-		{"missing ref log-probs", func(b *trainer.Batch) { b.RefLogProbs = nil }},
-		{"old log-probs rows", func(b *trainer.Batch) { b.OldLogProbs = b.OldLogProbs[:2] }}, // nil is on-policy: TestOnPolicyUpdateNeedsNoOldLogProbs
-		{"advantages too wide", func(b *trainer.Batch) { b.Advantages[2] = append(b.Advantages[2], 0) }},
-		{"exp mask rows", func(b *trainer.Batch) { b.ExpMask = b.LossMask[:2] }},
-		{"empty", func(b *trainer.Batch) { b.InputIDs = nil }},
+		{"ragged ids", func(b *optim.Batch) { b.InputIDs[1] = b.InputIDs[1][:3] }},
+		{"id out of vocabulary", func(b *optim.Batch) { b.InputIDs[0][5] = testVocab }},
+		{"negative id", func(b *optim.Batch) { b.InputIDs[0][5] = -1 }},
+		{"prompt too long", func(b *optim.Batch) { b.PromptLen = testCols }},
+		{"no prompt", func(b *optim.Batch) { b.PromptLen = 0 }},
+		{"attention mask rows", func(b *optim.Batch) { b.AttentionMask = [][]int{{1}} }},
+		{"missing ref log-probs", func(b *optim.Batch) { b.RefLogProbs = nil }},
+		{"old log-probs rows", func(b *optim.Batch) { b.OldLogProbs = b.OldLogProbs[:2] }}, // nil is on-policy: TestOnPolicyUpdateNeedsNoOldLogProbs
+		{"advantages too wide", func(b *optim.Batch) { b.Advantages[2] = append(b.Advantages[2], 0) }},
+		{"exp mask rows", func(b *optim.Batch) { b.ExpMask = b.LossMask[:2] }},
+		{"empty", func(b *optim.Batch) { b.InputIDs = nil }},
 	}
 	for _, tc := range batches {
 		b := good()
 		tc.mutate(b)
-		if _, err := u.Update(context.Background(), b); !errors.Is(err, trainer.ErrShape) {
+		if _, err := u.Update(context.Background(), b); !errors.Is(err, optim.ErrShape) {
 			t.Errorf("%s: err = %v, want ErrShape", tc.name, err)
 		}
 	}
@@ -396,7 +396,7 @@ func TestUpdaterErrors(t *testing.T) {
 	if _, err := u.Update(ctx, good()); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: err = %v", err)
 	}
-	if err := u.SetLearningRate(0); !errors.Is(err, trainer.ErrConfig) {
+	if err := u.SetLearningRate(0); !errors.Is(err, optim.ErrConfig) {
 		t.Errorf("SetLearningRate(0): err = %v", err)
 	}
 }
@@ -404,7 +404,7 @@ func TestUpdaterErrors(t *testing.T) {
 func TestUpdaterWithExperienceMask(t *testing.T) {
 	// Off-policy rows use the wider clip range: with ratios above 1.28 but
 	// below 1.6 and positive advantages only on-policy tokens clip.
-	u, ref, _ := newTestUpdater(t, trainer.UpdaterConfig{NoKLLoss: true}, 8)
+	u, ref, _ := newTestUpdater(t, optim.UpdaterConfig{NoKLLoss: true}, 8)
 	b := randomBatch(2, testCols, testPL, testVocab, 8)
 	fillLogProbs(t, u, ref, b)
 	b.RefLogProbs = nil
@@ -422,7 +422,7 @@ func TestUpdaterWithExperienceMask(t *testing.T) {
 	for j := range b.ExpMask[1] {
 		b.ExpMask[1][j] = 1
 	}
-	u2, _, _ := newTestUpdater(t, trainer.UpdaterConfig{NoKLLoss: true}, 8)
+	u2, _, _ := newTestUpdater(t, optim.UpdaterConfig{NoKLLoss: true}, 8)
 	mixed, err := u2.Update(context.Background(), b)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package trainer_test
+package optim_test
 
 import (
 	"context"
@@ -9,8 +9,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
-
-	"github.com/org/agentevolver/trainer"
+	"github.com/org/agentevolver/trainer/optim"
 )
 
 // bigram is a tiny model-free policy: the next token's logits are a row
@@ -21,7 +20,7 @@ const bigramScope = "/bigram"
 
 func (p bigram) VocabSize() int { return p.vocab }
 
-func (p bigram) ResponseLogProbs(ctx *mlctx.Context, seq trainer.Sequences) (logProbs, entropy *graph.Node) {
+func (p bigram) ResponseLogProbs(ctx *mlctx.Context, seq optim.Sequences) (logProbs, entropy *graph.Node) {
 	g := seq.InputIDs.Graph()
 	w := ctx.GetVariableByScopeAndName(bigramScope, "w").ValueGraph(g)
 	cols := seq.InputIDs.Shape().Dimensions[1]
@@ -51,10 +50,10 @@ func newBigram(vocab int, seed uint64) (bigram, *mlctx.Context) {
 // randomBatch returns a batch of rows x cols tokens with a prompt of
 // promptLen, a loss mask with a varying number of tokens per row and
 // per-row advantages of ±1; log-prob fields are left empty.
-func randomBatch(rows, cols, promptLen, vocab int, seed uint64) *trainer.Batch {
+func randomBatch(rows, cols, promptLen, vocab int, seed uint64) *optim.Batch {
 	rng := rand.New(rand.NewPCG(seed, 2))
 	resp := cols - promptLen
-	b := &trainer.Batch{Tokens: trainer.Tokens{PromptLen: promptLen}}
+	b := &optim.Batch{Tokens: optim.Tokens{PromptLen: promptLen}}
 	for r := range rows {
 		ids := make([]int, cols)
 		for j := range ids {
@@ -79,7 +78,7 @@ func randomBatch(rows, cols, promptLen, vocab int, seed uint64) *trainer.Batch {
 }
 
 // fillLogProbs sets OldLogProbs from the policy and RefLogProbs from ref.
-func fillLogProbs(t testing.TB, u *trainer.Updater, ref *trainer.Reference, b *trainer.Batch) {
+func fillLogProbs(t testing.TB, u *optim.Updater, ref *optim.Reference, b *optim.Batch) {
 	t.Helper()
 	var err error
 	if b.OldLogProbs, err = u.LogProbs(context.Background(), &b.Tokens); err != nil {

@@ -1,4 +1,4 @@
-package trainer
+package optim
 
 import (
 	"context"
@@ -80,6 +80,27 @@ type ReferenceConfig struct {
 	// MicroBatchSize is the number of rows per forward pass; 0 means the
 	// whole batch.
 	MicroBatchSize int
+}
+
+// NewContextReference returns a Reference that computes log-probs with the
+// variables of vars as they are, copying nothing: vars must stay frozen for
+// as long as the Reference is used (a LoRA policy's context seen with its
+// adapters off, model.AdaptersOff, is: the optimiser never changes the
+// base). NewReference copies the policy's variables instead.
+func NewContextReference(backend backends.Backend, vars *mlctx.Context, policy Policy, cfg ReferenceConfig) (*Reference, error) {
+	if backend == nil || vars == nil || policy == nil {
+		return nil, fmt.Errorf("%w: backend, vars and policy are required", ErrConfig)
+	}
+	if cfg.Temperature == 0 {
+		cfg.Temperature = 1
+	}
+	if !(cfg.Temperature > 0) || cfg.MicroBatchSize < 0 {
+		return nil, fmt.Errorf("%w: temperature %v, micro-batch size %d", ErrConfig, cfg.Temperature, cfg.MicroBatchSize)
+	}
+	return &Reference{prober: logProber{
+		backend: backend, vars: vars, policy: policy,
+		temperature: cfg.Temperature, microBatch: cfg.MicroBatchSize,
+	}}, nil
 }
 
 // NewReference copies the model variables of policyVars (initialising

@@ -1,4 +1,4 @@
-package trainer_test
+package optim_test
 
 import (
 	"context"
@@ -6,20 +6,20 @@ import (
 	"math"
 	"testing"
 
-	"github.com/org/agentevolver/trainer"
+	"github.com/org/agentevolver/trainer/optim"
 )
 
 func TestSupervisedLowersLoss(t *testing.T) {
 	backend := newBackend(t)
 	policy, vars := newBigram(testVocab, 11)
-	sft, err := trainer.NewSupervised(backend, vars, policy, trainer.SupervisedConfig{
-		Optimizer: trainer.AdamWConfig{LearningRate: 0.05}, MicroBatchSize: 3,
+	sft, err := optim.NewSupervised(backend, vars, policy, optim.SupervisedConfig{
+		Optimizer: optim.AdamWConfig{LearningRate: 0.05}, MicroBatchSize: 3,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := randomBatch(testRows, testCols, testPL, testVocab, 11)
-	batch := &trainer.SupervisedBatch{Tokens: b.Tokens, LossMask: b.LossMask}
+	batch := &optim.SupervisedBatch{Tokens: b.Tokens, LossMask: b.LossMask}
 	var losses []float64
 	for range 8 {
 		m, err := sft.Step(context.Background(), batch)
@@ -43,10 +43,10 @@ func TestSupervisedLowersLoss(t *testing.T) {
 
 func TestSupervisedAccumulationEquivalence(t *testing.T) {
 	b := randomBatch(testRows, testCols, testPL, testVocab, 12)
-	batch := &trainer.SupervisedBatch{Tokens: b.Tokens, LossMask: b.LossMask}
-	run := func(micro int) trainer.SupervisedMetrics {
+	batch := &optim.SupervisedBatch{Tokens: b.Tokens, LossMask: b.LossMask}
+	run := func(micro int) optim.SupervisedMetrics {
 		policy, vars := newBigram(testVocab, 12)
-		sft, err := trainer.NewSupervised(newBackend(t), vars, policy, trainer.SupervisedConfig{MicroBatchSize: micro})
+		sft, err := optim.NewSupervised(newBackend(t), vars, policy, optim.SupervisedConfig{MicroBatchSize: micro})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,15 +65,15 @@ func TestSupervisedAccumulationEquivalence(t *testing.T) {
 func TestSupervisedErrors(t *testing.T) {
 	backend := newBackend(t)
 	policy, vars := newBigram(testVocab, 1)
-	if _, err := trainer.NewSupervised(backend, vars, policy, trainer.SupervisedConfig{MicroBatchSize: -1}); !errors.Is(err, trainer.ErrConfig) {
+	if _, err := optim.NewSupervised(backend, vars, policy, optim.SupervisedConfig{MicroBatchSize: -1}); !errors.Is(err, optim.ErrConfig) {
 		t.Errorf("negative micro-batch: %v", err)
 	}
-	sft, err := trainer.NewSupervised(backend, vars, policy, trainer.SupervisedConfig{})
+	sft, err := optim.NewSupervised(backend, vars, policy, optim.SupervisedConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := randomBatch(2, testCols, testPL, testVocab, 1)
-	if _, err := sft.Step(context.Background(), &trainer.SupervisedBatch{Tokens: b.Tokens}); !errors.Is(err, trainer.ErrShape) {
+	if _, err := sft.Step(context.Background(), &optim.SupervisedBatch{Tokens: b.Tokens}); !errors.Is(err, optim.ErrShape) {
 		t.Errorf("missing mask: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package trainer_test
+package optim_test
 
 import (
 	"context"
@@ -6,8 +6,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/org/agentevolver/trainer"
 	"github.com/org/agentevolver/trainer/objective"
+	"github.com/org/agentevolver/trainer/optim"
 )
 
 // TestOnPolicyUpdateNeedsNoOldLogProbs runs the same updates twice: with
@@ -29,9 +29,9 @@ func TestOnPolicyUpdateNeedsNoOldLogProbs(t *testing.T) {
 		{"2 devices, padded rows", "gofast:devices=2", 2, 7, 3, objective.TokenMean, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			run := func(onPolicy bool) (steps []trainer.StepMetrics, old [][][]float32, weights map[string][]float32) {
-				u, ref, vars := newTestUpdaterOn(t, tc.backend, trainer.UpdaterConfig{
-					Optimizer:      trainer.AdamWConfig{LearningRate: 0.02, Epsilon: 1e-3},
+			run := func(onPolicy bool) (steps []optim.StepMetrics, old [][][]float32, weights map[string][]float32) {
+				u, ref, vars := newTestUpdaterOn(t, tc.backend, optim.UpdaterConfig{
+					Optimizer:      optim.AdamWConfig{LearningRate: 0.02, Epsilon: 1e-3},
 					MicroBatchSize: tc.micro, Devices: tc.devices,
 					Loss: objective.PolicyLossConfig{AggMode: tc.aggregation},
 				}, 3)
@@ -112,7 +112,7 @@ func TestOnPolicyUpdateNeedsNoOldLogProbs(t *testing.T) {
 // one step refuses a batch without old log-probs: after its first step the
 // weights are no longer the ones that sampled the batch.
 func TestOffPolicyUpdateNeedsOldLogProbs(t *testing.T) {
-	for _, cfg := range []trainer.UpdaterConfig{
+	for _, cfg := range []optim.UpdaterConfig{
 		{PPOEpochs: 2},
 		{MiniBatchSize: testRows / 2},
 	} {
@@ -122,7 +122,7 @@ func TestOffPolicyUpdateNeedsOldLogProbs(t *testing.T) {
 		}
 		b := randomBatch(testRows, testCols, testPL, testVocab, 1)
 		b.RefLogProbs = b.Advantages // any matrix of the right shape
-		if _, err := u.Update(context.Background(), b); !errors.Is(err, trainer.ErrShape) {
+		if _, err := u.Update(context.Background(), b); !errors.Is(err, optim.ErrShape) {
 			t.Errorf("%+v: Update without OldLogProbs: %v, want ErrShape", cfg, err)
 		}
 	}

@@ -1,17 +1,17 @@
-package trainer_test
+package optim_test
 
 import (
 	"errors"
 	"testing"
 
-	"github.com/org/agentevolver/trainer"
+	"github.com/org/agentevolver/trainer/optim"
 )
 
 // TestReferenceErrors checks that a reference policy without a policy is a
 // configuration error.
 func TestReferenceErrors(t *testing.T) {
 	backend := newBackend(t)
-	if _, err := trainer.NewReference(backend, nil, nil, trainer.ReferenceConfig{}); !errors.Is(err, trainer.ErrConfig) {
+	if _, err := optim.NewReference(backend, nil, nil, optim.ReferenceConfig{}); !errors.Is(err, optim.ErrConfig) {
 		t.Errorf("reference without policy: %v", err)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build xla
 
-package trainer_test
+package optim_test
 
 import (
 	"math"
@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/org/agentevolver/model"
-	"github.com/org/agentevolver/trainer"
+	"github.com/org/agentevolver/trainer/optim"
 )
 
 // TestDataParallelXLA runs the data-parallel update on the XLA backend
@@ -29,10 +29,10 @@ func TestDataParallelXLA(t *testing.T) {
 	if backend.NumDevices() < 2 {
 		t.Skipf("%s has %d device(s)", config, backend.NumDevices())
 	}
-	run := func(devices int) []trainer.StepMetrics {
+	run := func(devices int) []optim.StepMetrics {
 		policy, vars := newBigram(testVocab, 3)
-		u, err := trainer.NewUpdater(backend, vars, policy, trainer.UpdaterConfig{
-			Optimizer: trainer.AdamWConfig{LearningRate: 0.02, Epsilon: 1e-3}, MicroBatchSize: 4, Devices: devices, NoKLLoss: true})
+		u, err := optim.NewUpdater(backend, vars, policy, optim.UpdaterConfig{
+			Optimizer: optim.AdamWConfig{LearningRate: 0.02, Epsilon: 1e-3}, MicroBatchSize: 4, Devices: devices, NoKLLoss: true})
 		if err != nil {
 			t.Fatal(err)
 		}

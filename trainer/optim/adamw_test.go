@@ -1,4 +1,4 @@
-package trainer
+package optim
 
 import (
 	"context"
@@ -8,13 +8,12 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
-
 	"github.com/org/agentevolver/model"
 )
 
 // TestAdamWArithmetic runs the stepper on the quadratic loss
 // ½‖w − target‖², whose gradient is w − target, and compares every step
-// with torch.optim.AdamW after clip_grad_norm_, computed on the host.
+// with torch.AdamW after clip_grad_norm_, computed on the host.
 func TestAdamWArithmetic(t *testing.T) {
 	backend, err := model.NewBackend("")
 	if err != nil {

@@ -1,4 +1,4 @@
-package trainer_test
+package optim_test
 
 import (
 	"context"
@@ -6,13 +6,13 @@ import (
 	"testing"
 
 	"github.com/org/agentevolver/model"
-	"github.com/org/agentevolver/trainer"
+	"github.com/org/agentevolver/trainer/optim"
 )
 
 // benchSetup builds the tiny bench shape of testdata/bench/models.json: an
 // updater configured as the "train" benchmark, its reference and a batch
 // with old and reference log-probs.
-func benchSetup(b *testing.B) (*trainer.Updater, *trainer.Reference, *trainer.Batch) {
+func benchSetup(b *testing.B) (*optim.Updater, *optim.Reference, *optim.Batch) {
 	backend := newBackend(b)
 	cfg := model.Config{VocabSize: 512, HiddenSize: 64, NumHiddenLayers: 2, NumAttentionHeads: 4, NumKeyValueHeads: 2,
 		IntermediateSize: 192, RMSNormEps: 1e-6, RopeTheta: 10000}
@@ -20,14 +20,14 @@ func benchSetup(b *testing.B) (*trainer.Updater, *trainer.Reference, *trainer.Ba
 	if err != nil {
 		b.Fatal(err)
 	}
-	policy := trainer.ModelPolicy(m)
-	u, err := trainer.NewUpdater(backend, m.Context(), policy, trainer.UpdaterConfig{
-		Optimizer: trainer.AdamWConfig{LearningRate: 1e-4}, NoEntropyMetric: true,
+	policy := optim.ModelPolicy(m)
+	u, err := optim.NewUpdater(backend, m.Context(), policy, optim.UpdaterConfig{
+		Optimizer: optim.AdamWConfig{LearningRate: 1e-4}, NoEntropyMetric: true,
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
-	ref, err := trainer.NewReference(backend, m.Context(), policy, trainer.ReferenceConfig{})
+	ref, err := optim.NewReference(backend, m.Context(), policy, optim.ReferenceConfig{})
 	if err != nil {
 		b.Fatal(err)
 	}

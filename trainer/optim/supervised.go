@@ -1,4 +1,4 @@
-package trainer
+package optim
 
 import (
 	"context"
@@ -153,7 +153,7 @@ func (s *Supervised) microBatchLoss(ctx *mlctx.Context, in []*graph.Node) (*grap
 // rounded up to a bucket size with filler rows that carry no loss. Every
 // sample needs a non-empty prompt and response.
 func SupervisedBatchOf(samples []agentevolver.Sample, padID int) (*SupervisedBatch, error) {
-	p, err := padSamples(samples, padID)
+	p, err := PadSamples(samples, padID)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package trainer_test
+package optim_test
 
 import (
 	"context"
@@ -6,28 +6,27 @@ import (
 	"testing"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
-
 	"github.com/org/agentevolver/model"
-	"github.com/org/agentevolver/trainer"
+	"github.com/org/agentevolver/trainer/optim"
 )
 
 // newDTypeUpdater returns a model computing in dt over the given shape,
 // its updater and reference, and a batch with old and reference log-probs.
-func newDTypeUpdater(t testing.TB, cfg model.Config, dt dtypes.DType, rows, cols, promptLen int, lr float64) (*model.Model, *trainer.Updater, *trainer.Batch) {
+func newDTypeUpdater(t testing.TB, cfg model.Config, dt dtypes.DType, rows, cols, promptLen int, lr float64) (*model.Model, *optim.Updater, *optim.Batch) {
 	t.Helper()
 	backend := newBackend(t)
 	m, err := model.New(cfg, 1, model.Options{Backend: backend, ComputeDType: dt})
 	if err != nil {
 		t.Fatal(err)
 	}
-	policy := trainer.ModelPolicy(m)
-	u, err := trainer.NewUpdater(backend, m.Context(), policy, trainer.UpdaterConfig{
-		Optimizer: trainer.AdamWConfig{LearningRate: lr}, NoEntropyMetric: true,
+	policy := optim.ModelPolicy(m)
+	u, err := optim.NewUpdater(backend, m.Context(), policy, optim.UpdaterConfig{
+		Optimizer: optim.AdamWConfig{LearningRate: lr}, NoEntropyMetric: true,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := trainer.NewReference(backend, m.Context(), policy, trainer.ReferenceConfig{})
+	ref, err := optim.NewReference(backend, m.Context(), policy, optim.ReferenceConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
