@@ -25,7 +25,7 @@ import (
 	"github.com/org/agentevolver/model"
 	"github.com/org/agentevolver/runlog"
 	"github.com/org/agentevolver/tokenizer"
-	"github.com/org/agentevolver/trainer"
+	"github.com/org/agentevolver/trainer/checkpoint"
 	"github.com/org/agentevolver/trainer/optim"
 	"golang.org/x/sync/errgroup"
 )
@@ -203,7 +203,7 @@ func (r *run) open(ctx context.Context) (int, error) {
 	}
 	metricsPath := filepath.Join(r.dir, MetricsFile)
 	if resumeFrom >= 0 {
-		if err := trainer.LoadState(r.m.Context(), filepath.Join(r.dir, CheckpointDir, "state")); err != nil {
+		if err := checkpoint.LoadState(r.m.Context(), filepath.Join(r.dir, CheckpointDir, "state")); err != nil {
 			return 0, err
 		}
 		if r.metrics, err = runlog.OpenForResume(metricsPath, int64(resumeFrom)); err != nil {
@@ -503,7 +503,7 @@ func (r *run) save(step int) error {
 	if err := os.RemoveAll(tmp); err != nil {
 		return fmt.Errorf("pretrain: checkpoint: %w", err)
 	}
-	if err := trainer.SaveState(r.m.Context(), filepath.Join(tmp, "state")); err != nil {
+	if err := checkpoint.SaveState(r.m.Context(), filepath.Join(tmp, "state")); err != nil {
 		return err
 	}
 	data, err := json.MarshalIndent(checkpointState{Step: step, WallSeconds: r.wall().Seconds(), Stats: r.stats}, "", "  ")

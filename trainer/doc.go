@@ -15,6 +15,8 @@
 //     Policy, the Updater (PPO epochs, micro-batches, clipping, AdamW),
 //     the Reference and Supervised steps — for those who drive their own
 //     loop;
+//   - package trainer/checkpoint: saving, sealing, checking and restoring
+//     the GoMLX state of a policy and its optimiser;
 //   - run_*.go: the run — [Config], [Trainer.Fit], RL steps, validation,
 //     the warm start, checkpoints, the environment and its failures, and
 //     the [Hooks] where the self-evolving mechanisms plug in (they use only

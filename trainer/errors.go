@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/org/agentevolver/trainer/checkpoint"
 	"github.com/org/agentevolver/trainer/objective"
 	"github.com/org/agentevolver/trainer/optim"
 )
@@ -33,3 +34,10 @@ func asConfigErr(err error) error {
 	}
 	return err
 }
+
+// ErrCorruptCheckpoint reports a checkpoint that cannot be trusted: a file
+// missing, truncated or altered since it was written, state that does not
+// fit the configured model. Resume falls back to the previous checkpoint;
+// when none is good it fails with this error rather than train from fresh
+// weights. It is checkpoint.ErrCorrupt.
+var ErrCorruptCheckpoint = checkpoint.ErrCorrupt

@@ -13,12 +13,11 @@ import (
 	"strings"
 	"time"
 
-	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
-	"github.com/gomlx/gomlx/pkg/ml/context/checkpoints"
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/agentflow"
 	"github.com/org/agentevolver/internal/fsutil"
 	"github.com/org/agentevolver/model"
+	"github.com/org/agentevolver/trainer/checkpoint"
 	"github.com/org/agentevolver/trainer/optim"
 )
 
@@ -95,7 +94,7 @@ func (r *run) save(ctx context.Context) error {
 	if err := fsutil.SyncTree(tmp); err != nil {
 		return fmt.Errorf("trainer: checkpoint: %w", err)
 	}
-	if err := writeManifest(tmp); err != nil {
+	if err := checkpoint.WriteManifest(tmp); err != nil {
 		return err
 	}
 	if err := os.RemoveAll(final); err != nil {
@@ -193,30 +192,7 @@ func (r *run) pruneCheckpoints(root, current string) {
 
 // saveContextState writes every variable of the policy's context with
 // GoMLX's checkpoint format.
-func saveContextState(r *run, dir string) error { return SaveState(r.m.Context(), dir) }
-
-// SaveState writes every variable of ctx (a policy's weights and the
-// optimiser state a Supervised or Updater keeps beside them) into dir with
-// GoMLX's checkpoint format; LoadState reads it back.
-func SaveState(ctx *mlctx.Context, dir string) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("%w: checkpoint state: %v", ErrGraph, p)
-		}
-	}()
-	prev := ctx.Loader()
-	// Build attaches the handler to ctx as its variable loader; restore
-	// the previous one so saves do not chain loaders.
-	defer ctx.SetLoader(prev)
-	h, err := checkpoints.Build(ctx).Dir(dir).Keep(1).Done()
-	if err != nil {
-		return fmt.Errorf("trainer: checkpoint state: %w", err)
-	}
-	if err := h.Save(); err != nil {
-		return fmt.Errorf("trainer: checkpoint state: %w", err)
-	}
-	return nil
-}
+func saveContextState(r *run, dir string) error { return checkpoint.SaveState(r.m.Context(), dir) }
 
 // resume restores the newest good checkpoint, if there is one, and
 // reports whether it did. The checkpoint named in the latest file comes
@@ -242,7 +218,7 @@ func (r *run) resume(ctx context.Context) (bool, error) {
 		r.log.Warn("trainer: nothing to resume; starting afresh", "dir", root)
 		return false, nil
 	}
-	want := expectedVariables(r.m.Context())
+	want := checkpoint.ExpectedVariables(r.m.Context())
 	var failures []error
 	for i, name := range names {
 		dir := filepath.Join(root, name)
@@ -271,7 +247,7 @@ func (r *run) resume(ctx context.Context) (bool, error) {
 		return true, nil
 	}
 	return false, fmt.Errorf("%w: no usable checkpoint in %s (refusing to start from fresh weights; use Overwrite / --overwrite to start over): %w",
-		ErrCorruptCheckpoint, root, errors.Join(failures...))
+		checkpoint.ErrCorrupt, root, errors.Join(failures...))
 }
 
 // readLatest returns the checkpoint the latest file names, "" when there
@@ -297,22 +273,22 @@ func readLatest(root string) (string, error) {
 // configuration matches the run's where it matters (ErrConfig otherwise,
 // naming the keys), its position fits the run, and its saved variables
 // are exactly those of the configured model and its optimiser.
-func (r *run) verifyCheckpoint(dir string, want map[string]variableShape) (runState, error) {
-	switch err := verifyManifest(dir); {
-	case errors.Is(err, errNoManifest):
+func (r *run) verifyCheckpoint(dir string, want map[string]checkpoint.VariableShape) (runState, error) {
+	switch err := checkpoint.VerifyManifest(dir); {
+	case errors.Is(err, checkpoint.ErrNoManifest):
 		r.log.Warn("trainer: checkpoint has no manifest (written by an older version); its files cannot be checked", "dir", dir)
 	case err != nil:
 		return runState{}, err
 	}
 	raw, err := fsutil.ReadFile(filepath.Join(dir, checkpointState), 1<<20)
 	if err != nil {
-		return runState{}, fmt.Errorf("%w: %w", ErrCorruptCheckpoint, err)
+		return runState{}, fmt.Errorf("%w: %w", checkpoint.ErrCorrupt, err)
 	}
 	var st runState
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&st); err != nil {
-		return runState{}, fmt.Errorf("%w: %s: %w", ErrCorruptCheckpoint, checkpointState, err)
+		return runState{}, fmt.Errorf("%w: %s: %w", checkpoint.ErrCorrupt, checkpointState, err)
 	}
 	if err := r.compareSavedConfig(dir); err != nil {
 		return runState{}, err
@@ -323,7 +299,7 @@ func (r *run) verifyCheckpoint(dir string, want map[string]variableShape) (runSt
 	if st.Step < 0 || st.Step > r.cfg.Trainer.RLSteps {
 		return runState{}, fmt.Errorf("%w: the checkpoint is at step %d, the run has %d RL steps", ErrConfig, st.Step, r.cfg.Trainer.RLSteps)
 	}
-	if err := verifyStateFiles(filepath.Join(dir, checkpointStateDir), want, st.Step); err != nil {
+	if err := checkpoint.VerifyState(filepath.Join(dir, checkpointStateDir), want, st.Step); err != nil {
 		return runState{}, err
 	}
 	return st, nil
@@ -339,7 +315,7 @@ func (r *run) compareSavedConfig(dir string) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrCorruptCheckpoint, err)
+		return fmt.Errorf("%w: %w", checkpoint.ErrCorrupt, err)
 	}
 	current, err := configForCheckpoint(r.cfg)
 	if err != nil {
@@ -361,32 +337,7 @@ func (r *run) compareSavedConfig(dir string) error {
 
 // loadContextState loads every variable saved by saveContextState into
 // the policy's context, creating the optimiser's variables.
-func loadContextState(r *run, dir string) error { return LoadState(r.m.Context(), dir) }
-
-// LoadState loads every variable SaveState wrote in dir into ctx,
-// creating the optimiser's variables; the trainer's own state (moments,
-// step counts, accumulators) is left untrainable, as when it was made.
-// The caller checks beforehand that dir holds state of the same model.
-func LoadState(ctx *mlctx.Context, dir string) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("%w: restore checkpoint state: %v", ErrGraph, p)
-		}
-	}()
-	prev := ctx.Loader()
-	defer ctx.SetLoader(prev)
-	if _, err := checkpoints.Build(ctx).Dir(dir).Immediate().Done(); err != nil {
-		return fmt.Errorf("trainer: restore checkpoint state: %w", err)
-	}
-	// The loader creates every variable trainable; the trainer's own state
-	// (moments, step counts, accumulators) never is, as when it was made.
-	for v := range ctx.IterVariables() {
-		if optim.IsState(v.Scope()) {
-			v.SetTrainable(false)
-		}
-	}
-	return nil
-}
+func loadContextState(r *run, dir string) error { return checkpoint.LoadState(r.m.Context(), dir) }
 
 // saveReference writes the current policy as the frozen reference and
 // makes the Reference from it. A LoRA run writes nothing: its reference
@@ -407,7 +358,7 @@ func (r *run) saveReference(ctx context.Context) error {
 	if err := fsutil.SyncTree(dir); err != nil {
 		return fmt.Errorf("trainer: save reference: %w", err)
 	}
-	if err := writeManifest(dir); err != nil {
+	if err := checkpoint.WriteManifest(dir); err != nil {
 		return fmt.Errorf("trainer: save reference: %w", err)
 	}
 	ref, err := optim.NewReference(r.backend, r.m.Context(), optim.ModelPolicy(r.m), optim.ReferenceConfig{Temperature: r.cfg.Rollout.Temperature, MicroBatchSize: r.cfg.Actor.MicroBatchSize})
@@ -430,7 +381,7 @@ func (r *run) loadReference(ctx context.Context) error {
 		return nil
 	}
 	dir := filepath.Join(r.dir, ReferenceDir)
-	if err := verifyManifest(dir); err != nil && !errors.Is(err, errNoManifest) {
+	if err := checkpoint.VerifyManifest(dir); err != nil && !errors.Is(err, checkpoint.ErrNoManifest) {
 		return fmt.Errorf("trainer: reference policy in %s: %w", dir, err)
 	}
 	// The reference computes in the policy's dtype, as it did before the

@@ -203,7 +203,7 @@ func NewUpdater(backend backends.Backend, vars *mlctx.Context, policy Policy, cf
 		backend:  backend,
 		vars:     vars,
 		loss:     u.microBatchLoss,
-		opt:      adamW{cfg: cfg.Optimizer, scope: trainerScope + "/adamw"},
+		opt:      adamW{cfg: cfg.Optimizer, scope: AdamWScope},
 		clip:     cfg.Clip,
 		accScope: trainerScope + "/grad_acc",
 	}
@@ -465,6 +465,11 @@ func (u *Updater) microBatchLoss(ctx *mlctx.Context, in []*graph.Node) (*graph.N
 // model's (optimiser state, gradient accumulators); a Reference copies
 // everything else.
 const trainerScope = "/trainer"
+
+// AdamWScope is the scope of an Updater's AdamW state: its step count
+// (step) and the moments m/ and v/, each mirroring the path of a trainable
+// weight. A checkpoint taken after RL steps holds them.
+const AdamWScope = trainerScope + "/adamw"
 
 // IsState reports whether a variable of the given scope is an Updater's
 // own state (optimiser moments, step counts, gradient accumulators) rather
