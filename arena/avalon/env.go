@@ -15,6 +15,7 @@ import (
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/envclient"
 	"github.com/org/agentevolver/envservice"
+	"github.com/org/agentevolver/internal/envkit"
 	"github.com/org/agentevolver/llm"
 )
 
@@ -56,27 +57,18 @@ const (
 	SplitTest  = "test"
 )
 
-// kindError is an error with its own text that also matches parent.
-type kindError struct {
-	msg    string
-	parent error
-}
-
-func (e *kindError) Error() string { return e.msg }
-func (e *kindError) Unwrap() error { return e.parent }
-
 // Errors of Env, for errors.Is. ErrUnknownTask, ErrUnknownSplit and
 // ErrNoQuestion also match envclient.ErrBadRequest.
 var (
 	// ErrUnknownTask reports a task id that does not parse, or names a
 	// player count, seat, role or opponent model the environment cannot
 	// play.
-	ErrUnknownTask error = &kindError{"avalon: unknown task", envclient.ErrBadRequest}
+	ErrUnknownTask = envkit.Kind("avalon: unknown task", envclient.ErrBadRequest)
 	// ErrUnknownSplit reports a split other than train, val and test.
-	ErrUnknownSplit error = &kindError{"avalon: unknown split", envclient.ErrBadRequest}
+	ErrUnknownSplit = envkit.Kind("avalon: unknown split", envclient.ErrBadRequest)
 	// ErrNoQuestion reports a step sent when the trained seat has not been
 	// asked anything: the game is over.
-	ErrNoQuestion error = &kindError{"avalon: the trained seat was not asked anything", envclient.ErrBadRequest}
+	ErrNoQuestion = envkit.Kind("avalon: the trained seat was not asked anything", envclient.ErrBadRequest)
 	// ErrNoDemonstration is returned by Env.Demonstrate when the informed
 	// baseline, playing the trained seat, lost the task's game: there is
 	// no winning play to imitate for that task.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/envclient"
+	"github.com/org/agentevolver/internal/envkit"
 )
 
 // maxRecordBytes bounds the text of a tool result kept for the checks.
@@ -372,11 +373,5 @@ func (in *Instance) killOnPanic() {
 func (in *Instance) Pid() int { return in.conn.pid() }
 
 func (in *Instance) usable(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if in.closed.Load() {
-		return ErrClosed
-	}
-	return nil
+	return envkit.Usable(ctx, in.closed.Load(), ErrClosed)
 }

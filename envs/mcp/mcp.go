@@ -18,6 +18,7 @@ import (
 
 	"github.com/org/agentevolver/envclient"
 	"github.com/org/agentevolver/envservice"
+	"github.com/org/agentevolver/internal/envkit"
 )
 
 // Name is the environment's name (its env_type).
@@ -47,25 +48,17 @@ var (
 	// episode.
 	ErrServerFailed = errors.New("mcp: server failed")
 	// ErrUnknownTask reports a task id that names no task.
-	ErrUnknownTask error = &kindError{"mcp: unknown task", envclient.ErrBadRequest}
+	ErrUnknownTask = envkit.Kind("mcp: unknown task", envclient.ErrBadRequest)
 	// ErrUnknownSplit reports a split no task belongs to (other than
 	// train, val and test, which may be empty).
-	ErrUnknownSplit error = &kindError{"mcp: unknown split", envclient.ErrBadRequest}
+	ErrUnknownSplit = envkit.Kind("mcp: unknown split", envclient.ErrBadRequest)
 	// ErrBadParams reports params of the wrong form.
-	ErrBadParams error = &kindError{"mcp: bad params", envclient.ErrBadRequest}
+	ErrBadParams = envkit.Kind("mcp: bad params", envclient.ErrBadRequest)
 	// ErrClosed reports a call on a closed instance or environment.
-	ErrClosed error = &kindError{"mcp: closed", envclient.ErrInstanceNotFound}
+	ErrClosed = envkit.Kind("mcp: closed", envclient.ErrInstanceNotFound)
 	// ErrNoSolution reports a task without a reference solution (Expert).
 	ErrNoSolution = errors.New("mcp: task has no reference solution")
 )
-
-type kindError struct {
-	msg    string
-	parent error
-}
-
-func (e *kindError) Error() string { return e.msg }
-func (e *kindError) Unwrap() error { return e.parent }
 
 // Server says how to reach an MCP server: exactly one of Command, URL and
 // Dial is set.

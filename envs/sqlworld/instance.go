@@ -7,6 +7,7 @@ import (
 
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/envclient"
+	"github.com/org/agentevolver/internal/envkit"
 )
 
 // Instance is one episode of a task. Like every envservice.Instance it is
@@ -167,11 +168,5 @@ func (in *Instance) Close() error {
 }
 
 func (in *Instance) usable(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if in.closed {
-		return ErrClosed
-	}
-	return nil
+	return envkit.Usable(ctx, in.closed, ErrClosed)
 }

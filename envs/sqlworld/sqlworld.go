@@ -10,6 +10,7 @@ import (
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/envclient"
 	"github.com/org/agentevolver/envservice"
+	"github.com/org/agentevolver/internal/envkit"
 )
 
 // Name is the environment's name (its env_type).
@@ -52,23 +53,15 @@ const submitRows = 1000
 // so a server maps them to the right status.
 var (
 	// ErrUnknownTask reports a task id that names no task of the environment.
-	ErrUnknownTask error = &kindError{"sqlworld: unknown task", envclient.ErrBadRequest}
+	ErrUnknownTask = envkit.Kind("sqlworld: unknown task", envclient.ErrBadRequest)
 	// ErrUnknownSplit reports a split other than train, val and test.
-	ErrUnknownSplit error = &kindError{"sqlworld: unknown split", envclient.ErrBadRequest}
+	ErrUnknownSplit = envkit.Kind("sqlworld: unknown split", envclient.ErrBadRequest)
 	// ErrBadParams reports create, step, evaluate or info params of the
 	// wrong form.
-	ErrBadParams error = &kindError{"sqlworld: bad params", envclient.ErrBadRequest}
+	ErrBadParams = envkit.Kind("sqlworld: bad params", envclient.ErrBadRequest)
 	// ErrClosed reports a call on a closed instance.
-	ErrClosed error = &kindError{"sqlworld: instance closed", envclient.ErrInstanceNotFound}
+	ErrClosed = envkit.Kind("sqlworld: instance closed", envclient.ErrInstanceNotFound)
 )
-
-type kindError struct {
-	msg    string
-	parent error
-}
-
-func (e *kindError) Error() string { return e.msg }
-func (e *kindError) Unwrap() error { return e.parent }
 
 // Config configures an Env. The zero value is ready to use on a Debian
 // system with the iso-codes package installed. Its YAML keys are those of

@@ -7,6 +7,7 @@ import (
 
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/envclient"
+	"github.com/org/agentevolver/internal/envkit"
 )
 
 // Instance is one episode: one advent process. Like every
@@ -288,11 +289,8 @@ func (in *Instance) Close() error {
 }
 
 func (in *Instance) usable(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
+	if err := envkit.Usable(ctx, in.closed, ErrClosed); err != nil {
 		return err
-	}
-	if in.closed {
-		return ErrClosed
 	}
 	if in.failed != nil {
 		return fmt.Errorf("textgame: instance failed earlier: %w", in.failed)

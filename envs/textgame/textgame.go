@@ -20,6 +20,7 @@ import (
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/envclient"
 	"github.com/org/agentevolver/envservice"
+	"github.com/org/agentevolver/internal/envkit"
 )
 
 // Name is the environment's name (its env_type).
@@ -48,27 +49,19 @@ const (
 // answering or could not be started.
 var (
 	// ErrUnknownTask reports a task id that names no task.
-	ErrUnknownTask error = &kindError{"textgame: unknown task", envclient.ErrBadRequest}
+	ErrUnknownTask = envkit.Kind("textgame: unknown task", envclient.ErrBadRequest)
 	// ErrUnknownSplit reports a split other than train, val and test.
-	ErrUnknownSplit error = &kindError{"textgame: unknown split", envclient.ErrBadRequest}
+	ErrUnknownSplit = envkit.Kind("textgame: unknown split", envclient.ErrBadRequest)
 	// ErrBadParams reports params of the wrong form.
-	ErrBadParams error = &kindError{"textgame: bad params", envclient.ErrBadRequest}
+	ErrBadParams = envkit.Kind("textgame: bad params", envclient.ErrBadRequest)
 	// ErrClosed reports a call on a released instance.
-	ErrClosed error = &kindError{"textgame: instance closed", envclient.ErrInstanceNotFound}
+	ErrClosed = envkit.Kind("textgame: instance closed", envclient.ErrInstanceNotFound)
 	// ErrGame reports a failure of the game process: an environment
 	// failure, never the agent's doing.
 	ErrGame = errors.New("textgame: game process failed")
 	// ErrNoBinary reports that the game is not installed.
 	ErrNoBinary = errors.New("textgame: advent not found; install the Debian package open-adventure (apt-get install open-adventure) or set Config.Binary")
 )
-
-type kindError struct {
-	msg    string
-	parent error
-}
-
-func (e *kindError) Error() string { return e.msg }
-func (e *kindError) Unwrap() error { return e.parent }
 
 // Config configures an Env. The zero value is ready to use. Its YAML keys
 // are those of a run configuration's env.textgame section.

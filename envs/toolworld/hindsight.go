@@ -11,6 +11,7 @@ import (
 
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/envservice"
+	"github.com/org/agentevolver/internal/envkit"
 )
 
 // Hindsight tasks (self-questioning without an LLM).
@@ -58,7 +59,7 @@ const maxSynthesisActions = 256
 var (
 	// ErrBadHindsightID reports a task id that starts with HindsightPrefix
 	// but is not one SynthesizeTask writes. It matches ErrUnknownTask.
-	ErrBadHindsightID error = &kindError{"toolworld: bad hindsight task id", ErrUnknownTask}
+	ErrBadHindsightID error = envkit.Kind("toolworld: bad hindsight task id", ErrUnknownTask)
 	// ErrHindsightTooLarge reports an episode whose achievement needs more
 	// than MaxHindsightCalls calls or MaxHindsightIDBytes bytes of id, or
 	// that has more than 256 actions.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/envclient"
+	"github.com/org/agentevolver/internal/envkit"
 )
 
 // Instance is one episode of a task. Like every envservice.Instance it is
@@ -123,13 +124,7 @@ func (in *Instance) Expected() (action agentevolver.Message, ok bool) {
 }
 
 func (in *Instance) usable(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if in.closed {
-		return ErrClosed
-	}
-	return nil
+	return envkit.Usable(ctx, in.closed, ErrClosed)
 }
 
 func (in *Instance) score(sparse bool) float64 {

@@ -10,6 +10,7 @@ import (
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/envclient"
 	"github.com/org/agentevolver/envservice"
+	"github.com/org/agentevolver/internal/envkit"
 )
 
 // Name is the environment's name (its env_type).
@@ -40,24 +41,15 @@ const NumLevels = 3
 // so a server can map them to the right status.
 var (
 	// ErrUnknownTask reports a task id that names no task of the environment.
-	ErrUnknownTask error = &kindError{"toolworld: unknown task", envclient.ErrBadRequest}
+	ErrUnknownTask = envkit.Kind("toolworld: unknown task", envclient.ErrBadRequest)
 	// ErrUnknownSplit reports a split other than train, val and test.
-	ErrUnknownSplit error = &kindError{"toolworld: unknown split", envclient.ErrBadRequest}
+	ErrUnknownSplit = envkit.Kind("toolworld: unknown split", envclient.ErrBadRequest)
 	// ErrBadParams reports create, step, evaluate or info params of the
 	// wrong form.
-	ErrBadParams error = &kindError{"toolworld: bad params", envclient.ErrBadRequest}
+	ErrBadParams = envkit.Kind("toolworld: bad params", envclient.ErrBadRequest)
 	// ErrClosed reports a call on a closed instance.
-	ErrClosed error = &kindError{"toolworld: instance closed", envclient.ErrInstanceNotFound}
+	ErrClosed = envkit.Kind("toolworld: instance closed", envclient.ErrInstanceNotFound)
 )
-
-// kindError is a sentinel error that also matches a more general one.
-type kindError struct {
-	msg    string
-	parent error
-}
-
-func (e *kindError) Error() string { return e.msg }
-func (e *kindError) Unwrap() error { return e.parent }
 
 // maxReservedDraws bounds, per task kept, the train tasks drawn under
 // Config.TrainReserved: a share so small that no instruction falls in it
