@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/org/agentevolver/envclient"
+	"github.com/org/agentevolver/internal/retry"
 	"github.com/org/agentevolver/llm"
 	"github.com/org/agentevolver/runlog"
 )
@@ -87,14 +88,12 @@ func (e *OutageError) Error() string {
 // Unwrap returns ErrOutage and Err.
 func (e *OutageError) Unwrap() []error { return []error{ErrOutage, e.Err} }
 
-// Backoff between health checks (or probing attempts) while waiting: the
-// first wait is outageBackoffMin, each next one doubles up to
-// outageBackoffMax; a health check may take at most healthCheckTimeout.
-const (
-	outageBackoffMin   = time.Second
-	outageBackoffMax   = 30 * time.Second
-	healthCheckTimeout = 30 * time.Second
-)
+// outageBackoff spaces health checks (or probing attempts) while waiting:
+// the first wait is a second, each next one doubles up to 30 seconds.
+var outageBackoff = retry.Backoff{Base: time.Second, Max: 30 * time.Second}
+
+// healthCheckTimeout bounds one health check.
+const healthCheckTimeout = 30 * time.Second
 
 // outageWaitMsg is the log message of every wait for a service.
 const outageWaitMsg = "trainer: service unreachable; waiting before trying again"
@@ -180,7 +179,7 @@ type outageWaiter struct {
 	// The current outage; began is zero when there is none.
 	began   time.Time
 	service Service
-	backoff time.Duration
+	retries int // waits so far in this outage
 	note    outageNote
 }
 
@@ -229,7 +228,7 @@ func (w *outageWaiter) wait(ctx context.Context, phase string, step int, oa *out
 	w.note.skipped += oa.episodes
 	r.state.Totals.SkippedEpisodes += oa.episodes
 	if w.began.IsZero() {
-		w.began, w.backoff = began, outageBackoffMin
+		w.began, w.retries = began, 0
 	}
 	if w.service != ServiceEnv {
 		w.service = oa.service // the environment's health check takes precedence
@@ -244,19 +243,15 @@ func (w *outageWaiter) wait(ctx context.Context, phase string, step int, oa *out
 		if w.limit < 0 || elapsed >= w.limit {
 			return &OutageError{Service: w.service, Phase: phase, Step: step, Waited: w.note.waited + time.Since(began), Limit: w.limit, Err: last}
 		}
-		d := min(w.backoff, w.limit-elapsed)
-		w.backoff = min(2*w.backoff, outageBackoffMax)
+		d := min(outageBackoff.Ceiling(w.retries), w.limit-elapsed)
+		w.retries++
 		r.log.Warn(outageWaitMsg, "service", string(w.service), "phase", phase, "step", step,
 			"elapsed", elapsed.Round(time.Second).String(), "limit", w.limit.String(), "next_try_in", d.Round(time.Millisecond).String(),
 			"episodes_hit", oa.hit, "episodes_discarded", oa.episodes, "err", last)
 		w.bar.Describe(fmt.Sprintf("%s: waiting for the %s (%s of %s)", phaseLabel(phase, step), w.service,
 			elapsed.Round(time.Second), w.limit))
-		t := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("trainer: waiting for the %s: %w", w.service, ctx.Err())
-		case <-t.C:
+		if err := retry.Sleep(ctx, d); err != nil {
+			return fmt.Errorf("trainer: waiting for the %s: %w", w.service, err)
 		}
 		if checker == nil {
 			return nil

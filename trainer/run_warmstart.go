@@ -45,6 +45,7 @@ func (r *run) demonstrations(ctx context.Context) ([]agentevolver.Sample, error)
 		actions, err := expert.Demonstrate(ctx, task.TaskID)
 		if err != nil {
 			if ctx.Err() != nil {
+				wg.Wait() // the replays already started write into samples and errs
 				return nil, ctx.Err()
 			}
 			errs[i] = fmt.Errorf("trainer: expert on %s: %w", task.TaskID, err)
