@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/internal/jsonl"
 )
 
 // MaxTrajectoryLineBytes bounds one JSON line ReadTrajectories accepts.
@@ -48,32 +49,24 @@ func (t *TrajectoryWriter) Write(traj agentevolver.Trajectory) error {
 // trajectory with a task id is an error wrapping ErrTrajectoryLine that
 // names the line.
 func ReadTrajectories(r io.Reader) ([]agentevolver.Trajectory, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxTrajectoryLineBytes)
 	var out []agentevolver.Trajectory
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
+	err := jsonl.Lines(r, MaxTrajectoryLineBytes, func(n int, line []byte) error {
 		var t agentevolver.Trajectory
 		dec := json.NewDecoder(bytes.NewReader(line))
 		if err := dec.Decode(&t); err != nil {
-			return out, fmt.Errorf("%w %d: %w", ErrTrajectoryLine, n, err)
+			return fmt.Errorf("%w %d: %w", ErrTrajectoryLine, n, err)
 		}
 		if dec.More() {
-			return out, fmt.Errorf("%w %d: trailing data", ErrTrajectoryLine, n)
+			return fmt.Errorf("%w %d: trailing data", ErrTrajectoryLine, n)
 		}
 		if t.TaskID == "" {
-			return out, fmt.Errorf("%w %d: no task_id", ErrTrajectoryLine, n)
+			return fmt.Errorf("%w %d: no task_id", ErrTrajectoryLine, n)
 		}
 		out = append(out, t)
+		return nil
+	})
+	if errors.Is(err, bufio.ErrTooLong) {
+		return out, fmt.Errorf("%w: %w", ErrTrajectoryLine, err)
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return out, fmt.Errorf("%w: %w", ErrTrajectoryLine, err)
-		}
-		return out, err
-	}
-	return out, nil
+	return out, err
 }

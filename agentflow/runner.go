@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 	"sync"
@@ -15,6 +14,8 @@ import (
 
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/contextmgr"
+	"github.com/org/agentevolver/internal/parallel"
+	"github.com/org/agentevolver/internal/retry"
 )
 
 // Defaults of Runner.
@@ -99,30 +100,19 @@ func (r *Runner) Run(ctx context.Context, rollouts []Rollout) ([]Result, error) 
 		mu      sync.Mutex
 		results []Result
 		errs    []error
-		wg      sync.WaitGroup
-		sem     = make(chan struct{}, limit)
 	)
-	for _, ro := range rollouts {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
+	// Unstarted rollouts are reported through ctx.Err below, which also
+	// covers a cancellation after the last start.
+	_ = parallel.ForEach(ctx, len(rollouts), limit, func(i int) {
+		res, err := r.runWithRetry(ctx, rollouts[i])
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			errs = append(errs, err)
+			return
 		}
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			res, err := r.runWithRetry(ctx, ro)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				errs = append(errs, err)
-				return
-			}
-			results = append(results, res)
-		})
-	}
-	wg.Wait()
+		results = append(results, res)
+	})
 	if err := ctx.Err(); err != nil {
 		errs = append(errs, err)
 	}
@@ -145,8 +135,7 @@ func (r *Runner) Run(ctx context.Context, rollouts []Rollout) ([]Result, error) 
 // cure.
 func (r *Runner) runWithRetry(ctx context.Context, ro Rollout) (Result, error) {
 	attempts := cmp.Or(r.MaxAttempts, DefaultMaxAttempts)
-	delay := cmp.Or(r.Backoff, DefaultBackoff)
-	maxDelay := cmp.Or(r.MaxBackoff, DefaultMaxBackoff)
+	backoff := retry.Backoff{Base: cmp.Or(r.Backoff, DefaultBackoff), Max: cmp.Or(r.MaxBackoff, DefaultMaxBackoff)}
 	log := r.logger().With("task_id", ro.Task.TaskID, "data_id", ro.DataID, "rollout_id", ro.RolloutID)
 	var err error
 	tries := 0
@@ -162,15 +151,11 @@ func (r *Runner) runWithRetry(ctx context.Context, ro Rollout) (Result, error) {
 		if !retriable(err) || tries >= attempts {
 			break
 		}
-		wait := min(delay, maxDelay)
-		wait = wait/2 + rand.N(wait/2+1) // jitter in [wait/2, wait]
+		wait := backoff.Delay(tries-1, nil)
 		log.Warn("agentflow: episode failed; retrying", "attempt", tries, "wait", wait, "err", err)
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
-			return Result{}, ctx.Err()
+		if err := retry.Sleep(ctx, wait); err != nil {
+			return Result{}, err
 		}
-		delay = min(2*delay, maxDelay)
 	}
 	log.Error("agentflow: episode failed", "attempts", tries, "err", err)
 	return Result{}, &RolloutError{TaskID: ro.Task.TaskID, DataID: ro.DataID, RolloutID: ro.RolloutID, Attempts: tries, Err: err}

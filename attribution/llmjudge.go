@@ -7,11 +7,12 @@ import (
 	"log/slog"
 	"math"
 	"math/rand/v2"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/internal/parallel"
+	"github.com/org/agentevolver/internal/retry"
 	"github.com/org/agentevolver/llm"
 )
 
@@ -170,7 +171,7 @@ func NewLLMJudge(model llm.ChatModel, cfg LLMJudgeConfig) (*LLMJudge, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &LLMJudge{model: model, cfg: cfg, log: log, sleep: sleepContext, jitter: rand.Float64}, nil
+	return &LLMJudge{model: model, cfg: cfg, log: log, sleep: retry.Sleep, jitter: rand.Float64}, nil
 }
 
 // Config returns the judge's configuration with defaults filled in.
@@ -181,34 +182,23 @@ func (j *LLMJudge) Config() LLMJudgeConfig { return j.cfg }
 // judged.
 func (j *LLMJudge) Judge(ctx context.Context, episodes []Episode) ([]Judgment, error) {
 	out := make([]Judgment, len(episodes))
-	sem := make(chan struct{}, j.cfg.MaxConcurrency)
-	var wg sync.WaitGroup
-	var aborted atomic.Bool
-launch:
+	var todo []int // the episodes to ask about
 	for i, ep := range episodes {
 		if j.skip(ep) {
 			out[i] = skipped(ep)
-			continue
+		} else {
+			todo = append(todo, i)
 		}
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			aborted.Store(true)
-			break launch
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			var ok bool
-			out[i], ok = j.judgeOne(ctx, ep)
-			if !ok {
-				aborted.Store(true)
-			}
-		}()
 	}
-	wg.Wait()
-	if aborted.Load() {
+	var aborted atomic.Bool
+	err := parallel.ForEach(ctx, len(todo), j.cfg.MaxConcurrency, func(k int) {
+		i := todo[k]
+		var ok bool
+		if out[i], ok = j.judgeOne(ctx, episodes[i]); !ok {
+			aborted.Store(true)
+		}
+	})
+	if err != nil || aborted.Load() {
 		return nil, fmt.Errorf("attribution: judging %d episodes: %w", len(episodes), context.Cause(ctx))
 	}
 	j.logBatch(ctx, out)
@@ -336,21 +326,6 @@ func (j *LLMJudge) logBatch(ctx context.Context, out []Judgment) {
 	}
 	j.log.InfoContext(ctx, "attribution: judged batch", "episodes", len(out), "judged", judged,
 		"fallback", fallbacks, "skipped", skips, "calls", calls, "prompt_tokens", prompt, "completion_tokens", completion)
-}
-
-// sleepContext waits for d or until ctx ends.
-func sleepContext(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // clipText shortens s to about n bytes for a log record.

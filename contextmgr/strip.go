@@ -11,7 +11,8 @@ import (
 
 // DefaultExperienceTemplate wraps retrieved experience before it is
 // prepended to the task (reference §5.2); "{}" marks where the experience
-// goes.
+// goes. It is the one copy of the text: experience.DefaultTemplate, which
+// experience.Injector wraps with, is this constant.
 const DefaultExperienceTemplate = "\n\nSome Related Experience to help you to complete the task:<EXP>{}</EXP>\n\n"
 
 // ExperienceStripper removes experience injected at rollout from a message

@@ -94,7 +94,7 @@ type Config struct {
 	// BackoffMin and BackoffMax shape the wait before retry n (n = 1, 2,
 	// ...): with c = min(BackoffMax, BackoffMin·2^(n-1)), the wait is drawn
 	// uniformly from [c/2, c] ("equal jitter"). A server's Retry-After (in
-	// seconds) replaces the draw, capped at BackoffMax. Zero or negative
+	// seconds or as an HTTP date) replaces the draw, capped at BackoffMax. Zero or negative
 	// means DefaultBackoffMin.
 	BackoffMin time.Duration
 	// BackoffMax caps the backoff ceiling and any Retry-After. Zero or

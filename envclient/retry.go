@@ -11,10 +11,10 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/org/agentevolver/internal/retry"
 )
 
 // do sends one logical request, retrying transient failures, and returns
@@ -41,7 +41,7 @@ func (c *Client) do(ctx context.Context, method, route string, body []byte, idem
 		delay := c.backoff(attempt, f.retryAfter)
 		c.log.DebugContext(ctx, "envclient: retrying", "route", route, "attempt", attempt,
 			"delay", delay, "err", f.err(route, attempt))
-		if err := sleep(ctx, delay); err != nil {
+		if err := retry.Sleep(ctx, delay); err != nil {
 			return nil, fmt.Errorf("envclient: %s: %w", route, err)
 		}
 	}
@@ -151,7 +151,7 @@ func (c *Client) attempt(ctx context.Context, method, route string, body []byte)
 		f.transient, f.mayHaveReached = true, true
 	}
 	if f.transient {
-		f.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"))
+		f.retryAfter, _ = retry.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	}
 	return nil, f
 }
@@ -242,17 +242,8 @@ func (c *Client) backoff(n int, retryAfter time.Duration) time.Duration {
 	if retryAfter > 0 {
 		return min(retryAfter, c.cfg.BackoffMax)
 	}
-	ceiling := c.cfg.BackoffMin
-	for i := 1; i < n; i++ {
-		if ceiling > c.cfg.BackoffMax/2 {
-			ceiling = c.cfg.BackoffMax
-			break
-		}
-		ceiling *= 2
-	}
-	ceiling = min(ceiling, c.cfg.BackoffMax)
-	half := ceiling / 2
-	return half + time.Duration(c.float64()*float64(ceiling-half))
+	b := retry.Backoff{Base: c.cfg.BackoffMin, Max: c.cfg.BackoffMax}
+	return retry.EqualJitter(b.Ceiling(n-1), c.float64())
 }
 
 // float64 draws from [0, 1).
@@ -263,37 +254,4 @@ func (c *Client) float64() float64 {
 	c.randMu.Lock()
 	defer c.randMu.Unlock()
 	return c.cfg.Rand.Float64()
-}
-
-// maxRetryAfter bounds a parsed Retry-After before it is capped by
-// BackoffMax, so that huge values cannot overflow a Duration.
-const maxRetryAfter = 24 * time.Hour
-
-// parseRetryAfter reads a Retry-After header in its delay-seconds form; the
-// HTTP-date form and anything malformed count as absent.
-func parseRetryAfter(v string) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" || len(v) > 12 {
-		return 0
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n <= 0 {
-		return 0
-	}
-	if n >= int64(maxRetryAfter/time.Second) {
-		return maxRetryAfter
-	}
-	return time.Duration(n) * time.Second
-}
-
-// sleep waits d or until ctx is done, whichever comes first.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -442,25 +442,39 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
-func TestParseRetryAfter(t *testing.T) {
+// TestAttemptReadsRetryAfter: a transient answer's Retry-After, in
+// seconds or as an HTTP date, becomes the failure's hint (the parsing
+// itself is internal/retry's, tested there); a final answer's is ignored.
+func TestAttemptReadsRetryAfter(t *testing.T) {
 	tests := []struct {
-		in   string
-		want time.Duration
+		name   string
+		status int
+		header string
+		lo, hi time.Duration
 	}{
-		{"", 0},
-		{"5", 5 * time.Second},
-		{" 7 ", 7 * time.Second},
-		{"0", 0},
-		{"-3", 0},
-		{"1.5", 0},
-		{"Wed, 21 Oct 2015 07:28:00 GMT", 0},
-		{"999999999", maxRetryAfter},
-		{"9999999999999999999999", 0},
+		{"seconds", http.StatusTooManyRequests, "7", 7 * time.Second, 7 * time.Second},
+		{"HTTP date", http.StatusServiceUnavailable, time.Now().Add(time.Hour).UTC().Format(http.TimeFormat), 58 * time.Minute, time.Hour},
+		{"past date", http.StatusServiceUnavailable, "Wed, 21 Oct 2015 07:28:00 GMT", 0, 0},
+		{"negative", http.StatusTooManyRequests, "-3", 0, 0},
+		{"garbage", http.StatusTooManyRequests, "soon", 0, 0},
+		{"final status", http.StatusBadRequest, "7", 0, 0},
 	}
 	for _, tt := range tests {
-		if got := parseRetryAfter(tt.in); got != tt.want {
-			t.Errorf("parseRetryAfter(%q) = %v, want %v", tt.in, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Retry-After", tt.header)
+				writeBody(w, tt.status, `{"detail": "busy"}`)
+			}))
+			t.Cleanup(srv.Close)
+			c := newTestClient(t, testConfig(srv.URL))
+			_, f := c.attempt(t.Context(), http.MethodPost, "/create", []byte("{}"))
+			if f == nil || f.status != tt.status {
+				t.Fatalf("failure = %+v, want status %d", f, tt.status)
+			}
+			if f.retryAfter < tt.lo || f.retryAfter > tt.hi {
+				t.Errorf("retryAfter = %v, want in [%v, %v]", f.retryAfter, tt.lo, tt.hi)
+			}
+		})
 	}
 }
 

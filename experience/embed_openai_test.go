@@ -233,7 +233,16 @@ func TestEmbedOpenAIBase64(t *testing.T) {
 	// Some servers answer base64 even when asked for floats.
 	vec := encodeVector([]float32{0.5, -1, 2})
 	body := fmt.Sprintf(`{"data":[{"index":0,"embedding":%q}]}`, base64.StdEncoding.EncodeToString(vec))
-	got, err := decodeEmbeddings([]byte(body), 1, 3)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, body)
+	}))
+	defer srv.Close()
+	emb, err := NewOpenAIEmbedder(OpenAIEmbedderConfig{BaseURL: srv.URL, Model: "m", Dimension: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := emb.Embed(context.Background(), []string{"x"})
 	if err != nil || fmt.Sprint(got) != "[[0.5 -1 2]]" {
 		t.Fatalf("got %v, %v", got, err)
 	}

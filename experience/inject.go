@@ -8,12 +8,16 @@ import (
 	"sync/atomic"
 
 	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/contextmgr"
 )
 
 // DefaultTemplate wraps retrieved experience before it is prepended to
 // the task (reference §5.2); "{}" marks where the experience goes. It is
-// contextmgr.DefaultExperienceTemplate, which strips what it wraps.
-const DefaultTemplate = "\n\nSome Related Experience to help you to complete the task:<EXP>{}</EXP>\n\n"
+// contextmgr.DefaultExperienceTemplate under the name experience's users
+// look for: one constant, so that what Injector wraps is what
+// contextmgr.TemplateStripper strips. The text lives in contextmgr because
+// this package imports contextmgr, not the other way round.
+const DefaultTemplate = contextmgr.DefaultExperienceTemplate
 
 // DefaultTopK is how many experiences are retrieved per task
 // (reme.retrieve_top_k).

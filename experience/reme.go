@@ -363,7 +363,7 @@ func (r *ReMe) post(ctx context.Context, endpoint string, body []byte) ([]byte, 
 		if ctx.Err() != nil || context.Cause(reqCtx) == errReMeTimeoutCause {
 			return nil, fail(res.StatusCode, errors.New("reading the error body"))
 		}
-		return nil, &ReMeError{Endpoint: endpoint, StatusCode: res.StatusCode, Message: parseAPIError(raw).Message}
+		return nil, &ReMeError{Endpoint: endpoint, StatusCode: res.StatusCode, Message: errorMessage(raw)}
 	}
 	raw, err := io.ReadAll(&boundedBody{ReadCloser: res.Body, remaining: r.cfg.MaxResponseBytes, tooLarge: ErrReMeTooLarge})
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 
 	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/internal/parallel"
 	"github.com/org/agentevolver/llm"
 )
 
@@ -171,55 +172,32 @@ func (s *LLMSummarizer) Summarize(ctx context.Context, trajectories []agentevolv
 	batches := s.batches(trajectories)
 	results := make([][]Experience, len(batches))
 	errs := make([]error, len(batches))
-	sem := make(chan struct{}, s.cfg.MaxConcurrency)
 	var (
-		wg      sync.WaitGroup
 		mu      sync.Mutex
 		outage  error // the first outage; no request is sent after it
 		aborted atomic.Bool
 	)
-	stopped := func() error {
+	err := parallel.ForEach(ctx, len(batches), s.cfg.MaxConcurrency, func(i int) {
 		mu.Lock()
-		defer mu.Unlock()
-		return outage
-	}
-launch:
-	for i, b := range batches {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
+		stopped := outage
+		mu.Unlock()
+		if stopped != nil {
+			errs[i] = fmt.Errorf("not sent after an endpoint outage: %w", stopped)
+			return
+		}
+		results[i], errs[i] = s.summarizeBatch(ctx, batches[i])
+		if errs[i] != nil && ctx.Err() != nil {
 			aborted.Store(true)
-			break launch
 		}
-		if ctx.Err() != nil { // both were ready; select chose at random
-			<-sem
-			aborted.Store(true)
-			break launch
-		}
-		if err := stopped(); err != nil {
-			<-sem
-			errs[i] = fmt.Errorf("not sent after an endpoint outage: %w", err)
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			results[i], errs[i] = s.summarizeBatch(ctx, b)
-			if errs[i] != nil && ctx.Err() != nil {
-				aborted.Store(true)
+		if errors.Is(errs[i], llm.ErrUnavailable) {
+			mu.Lock()
+			if outage == nil {
+				outage = errs[i]
 			}
-			if errors.Is(errs[i], llm.ErrUnavailable) {
-				mu.Lock()
-				if outage == nil {
-					outage = errs[i]
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	if aborted.Load() {
+			mu.Unlock()
+		}
+	})
+	if err != nil || aborted.Load() {
 		return nil, fmt.Errorf("experience: summarising %d trajectories: %w", len(trajectories), ctx.Err())
 	}
 	var (

@@ -14,6 +14,7 @@ import (
 
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/agentflow"
+	"github.com/org/agentevolver/internal/parallel"
 	"github.com/org/agentevolver/runlog"
 )
 
@@ -562,29 +563,17 @@ func (g *Generator) postFilter(ctx context.Context, objs []agentevolver.TaskObje
 	verdicts := make([]verdict, len(objs))
 	prog := runlog.NewProgress(g.Progress, int64(len(objs)), runlog.ProgressOptions{Description: "post-filtering"})
 	defer prog.Finish()
-	sem := make(chan struct{}, max(concurrency, 1))
-	var wg sync.WaitGroup
-	for i, o := range objs {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			defer prog.Add(1)
-			defer func() {
-				if p := recover(); p != nil {
-					verdicts[i] = verdict{err: fmt.Errorf("taskgen: post filter panic: %v", p)}
-				}
-			}()
-			out, keep, err := g.PostFilter.Filter(ctx, cloneObjective(o))
-			verdicts[i] = verdict{obj: out, keep: keep, err: err}
-		})
-	}
-	wg.Wait()
+	// A cancellation is reported by ctx.Err below, also after the last start.
+	_ = parallel.ForEach(ctx, len(objs), concurrency, func(i int) {
+		defer prog.Add(1)
+		defer func() {
+			if p := recover(); p != nil {
+				verdicts[i] = verdict{err: fmt.Errorf("taskgen: post filter panic: %v", p)}
+			}
+		}()
+		out, keep, err := g.PostFilter.Filter(ctx, cloneObjective(objs[i]))
+		verdicts[i] = verdict{obj: out, keep: keep, err: err}
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

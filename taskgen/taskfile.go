@@ -14,6 +14,7 @@ import (
 
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/internal/fsutil"
+	"github.com/org/agentevolver/internal/jsonl"
 )
 
 // Limits of a task file, which is untrusted input (it may come from
@@ -188,30 +189,27 @@ func WriteJSONL(w io.Writer, objs []agentevolver.TaskObjective) error {
 // line's top-level "ground_truth". Every task needs a task_id; lines are
 // bounded by MaxTaskLineBytes and tasks by MaxTasksPerFile.
 func ReadJSONL(r io.Reader) ([]agentevolver.TaskObjective, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxTaskLineBytes)
 	var out []agentevolver.TaskObjective
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
+	err := jsonl.Lines(r, MaxTaskLineBytes, func(n int, line []byte) error {
 		if len(out) >= MaxTasksPerFile {
-			return nil, fmt.Errorf("%w: more than %d tasks", ErrTaskFile, MaxTasksPerFile)
+			return fmt.Errorf("%w: more than %d tasks", ErrTaskFile, MaxTasksPerFile)
 		}
 		o, err := decodeLine(line)
 		if err != nil {
-			return nil, fmt.Errorf("%w: line %d: %w", ErrTaskFile, n, err)
+			return fmt.Errorf("%w: line %d: %w", ErrTaskFile, n, err)
 		}
 		out = append(out, o)
+		return nil
+	})
+	switch {
+	case err == nil:
+		return out, nil
+	case errors.Is(err, ErrTaskFile):
+		return nil, err
+	case errors.Is(err, bufio.ErrTooLong):
+		return nil, fmt.Errorf("%w: a line is longer than %d bytes", ErrTaskFile, MaxTaskLineBytes)
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("%w: a line is longer than %d bytes", ErrTaskFile, MaxTaskLineBytes)
-		}
-		return nil, fmt.Errorf("%w: %w", ErrTaskFile, err)
-	}
-	return out, nil
+	return nil, fmt.Errorf("%w: %w", ErrTaskFile, err)
 }
 
 // decodeLine decodes one line: a TaskObjective when it has a "task" key,

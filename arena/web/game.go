@@ -12,6 +12,7 @@ import (
 
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/arena/avalon"
+	"github.com/org/agentevolver/internal/retry"
 	"github.com/org/agentevolver/llm"
 )
 
@@ -312,12 +313,8 @@ type paced struct {
 }
 
 func (p paced) Chat(ctx context.Context, messages []agentevolver.Message, opts llm.ChatOptions) (llm.Completion, error) {
-	t := time.NewTimer(p.delay)
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-		t.Stop()
-		return llm.Completion{}, ctx.Err()
+	if err := retry.Sleep(ctx, p.delay); err != nil {
+		return llm.Completion{}, err
 	}
 	return p.inner.Chat(ctx, messages, opts)
 }

@@ -6,4 +6,8 @@
 // It is hand-written rather than taken from a worker-pool library because
 // the point is the spinning hand-over: channel- or cond-based pools park
 // their workers, which is exactly the wake-up cost this avoids.
+//
+// ForEach is the other kind of parallelism the module needs: a bounded
+// fan-out of slow, independent calls (rollouts, model requests) that
+// stops starting calls once a context ends.
 package parallel

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/internal/retry"
 	"github.com/org/agentevolver/llm"
 )
 
@@ -178,7 +179,7 @@ type server struct {
 	swept    bool   // its owned adapters from before this fleet were unloaded
 	probing  bool
 	retryAt  time.Time
-	backoff  time.Duration
+	failures int // failed checks since it was last up: its backoff step
 	lastErr  error
 }
 
@@ -438,7 +439,7 @@ func (f *Fleet) probeLocked(ctx context.Context, s *server) error {
 		return fmt.Errorf("fleet: %w", ctx.Err())
 	}
 	if err == nil && adapter == f.adapter {
-		s.up, s.loaded, s.backoff, s.lastErr, s.swept = true, adapter, 0, nil, true
+		s.up, s.loaded, s.failures, s.lastErr, s.swept = true, adapter, 0, nil, true
 		f.stats.Rejoins++
 		f.log.Info("fleet: server back in the rotation", "server", s.base, "adapter", adapter)
 		return nil
@@ -514,12 +515,9 @@ func (f *Fleet) downLocked(s *server, err error) {
 		f.log.Warn("fleet: server left the rotation", "server", s.base, "err", err)
 	}
 	s.up, s.lastErr = false, err
-	if s.backoff == 0 {
-		s.backoff = f.cfg.RetryMin
-	} else {
-		s.backoff = min(2*s.backoff, f.cfg.RetryMax)
-	}
-	s.retryAt = time.Now().Add(s.backoff)
+	wait := retry.Backoff{Base: f.cfg.RetryMin, Max: f.cfg.RetryMax}.Ceiling(s.failures)
+	s.failures++
+	s.retryAt = time.Now().Add(wait)
 }
 
 // release ends a request of s.
@@ -595,7 +593,7 @@ func (f *Fleet) Publish(ctx context.Context, name, path string) error {
 		if !s.up {
 			f.stats.Rejoins++
 		}
-		s.up, s.loaded, s.backoff, s.lastErr, s.swept = true, name, 0, nil, s.swept || rejoining[s] || sweeping[s]
+		s.up, s.loaded, s.failures, s.lastErr, s.swept = true, name, 0, nil, s.swept || rejoining[s] || sweeping[s]
 		loaded = append(loaded, s)
 	}
 	if ctx.Err() != nil || len(loaded) == 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/internal/retry"
 	"github.com/org/agentevolver/llm"
 )
 
@@ -45,7 +46,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.HTTPClient != nil {
 		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
 	}
-	c := &Client{cfg: cfg, sdk: oai.NewClient(opts...), logger: cfg.Logger, wait: sleep}
+	c := &Client{cfg: cfg, sdk: oai.NewClient(opts...), logger: cfg.Logger, wait: retry.Sleep}
 	if cfg.MaxConcurrency > 0 {
 		c.slots = make(chan struct{}, cfg.MaxConcurrency)
 	}
@@ -77,38 +78,48 @@ func (c *Client) Chat(ctx context.Context, messages []agentevolver.Message, opts
 	if err != nil {
 		return llm.Completion{}, err
 	}
+	return retrying(ctx, c, "chat completion", func(ctx context.Context) (llm.Completion, error) {
+		return c.attempt(ctx, params)
+	})
+}
+
+// retrying runs attempt until it succeeds, fails for good, or the retries
+// or the call's time run out, as Chat documents, holding a concurrency
+// slot for each attempt. what names the call in log records.
+func retrying[T any](ctx context.Context, c *Client, what string, attempt func(ctx context.Context) (T, error)) (T, error) {
+	var zero T
 	// The call's clock starts once the first slot is held: queueing behind
 	// this client's own concurrency bound says nothing about the endpoint.
 	if err := c.acquire(ctx); err != nil {
-		return llm.Completion{}, fmt.Errorf("openai: %w", err)
+		return zero, fmt.Errorf("openai: %w", err)
 	}
 	callCtx, deadline, cancel := c.callContext(ctx)
 	defer cancel()
 	maxAttempts := c.cfg.MaxRetries + 1
 	for attempts := 1; ; attempts++ {
-		comp, err := c.attempt(callCtx, params)
+		v, err := attempt(callCtx)
 		c.release()
 		if err == nil {
-			return comp, nil
+			return v, nil
 		}
 		if ctx.Err() != nil {
-			return llm.Completion{}, fmt.Errorf("openai: %w", ctx.Err())
+			return zero, fmt.Errorf("openai: %w", ctx.Err())
 		}
 		if callCtx.Err() != nil {
-			return llm.Completion{}, c.callTimedOut(attempts, err)
+			return zero, c.callTimedOut(attempts, err)
 		}
 		if !retryable(err) {
-			return llm.Completion{}, err
+			return zero, err
 		}
 		if attempts >= maxAttempts {
-			return llm.Completion{}, &UnavailableError{Attempts: attempts, Err: err}
+			return zero, &UnavailableError{Attempts: attempts, Err: err}
 		}
 		wait := backoff(attempts-1, c.cfg.RetryBaseDelay, c.cfg.RetryMaxDelay, retryAfterOf(err))
 		if !deadline.IsZero() && time.Until(deadline) < wait {
 			// Waiting could only end in the timeout; report it now.
-			return llm.Completion{}, c.callTimedOut(attempts, err)
+			return zero, c.callTimedOut(attempts, err)
 		}
-		c.logger.WarnContext(ctx, "openai: retrying chat completion",
+		c.logger.WarnContext(ctx, "openai: retrying "+what,
 			"model", c.cfg.Model, "attempt", attempts+1, "attempts", maxAttempts, "wait", wait, "err", err)
 		waitErr := c.wait(callCtx, wait)
 		if waitErr == nil {
@@ -116,9 +127,9 @@ func (c *Client) Chat(ctx context.Context, messages []agentevolver.Message, opts
 		}
 		switch {
 		case ctx.Err() != nil:
-			return llm.Completion{}, fmt.Errorf("openai: %w (while waiting to retry after: %w)", ctx.Err(), err)
+			return zero, fmt.Errorf("openai: %w (while waiting to retry after: %w)", ctx.Err(), err)
 		case waitErr != nil:
-			return llm.Completion{}, c.callTimedOut(attempts, err)
+			return zero, c.callTimedOut(attempts, err)
 		}
 	}
 }
@@ -148,11 +159,45 @@ func (c *Client) callTimedOut(attempts int, last error) error {
 // Config.RequestTimeout.
 var errAttemptTimeout = errors.New("openai: attempt timeout")
 
-// attempt makes one request; the caller holds a concurrency slot for it.
-// Its error is typed: a transport failure is a *TransportError and a run
-// past Config.RequestTimeout is ErrTimeout, while the end of ctx is left
-// for Chat to report.
+// attempt makes one chat-completions request; the caller holds a
+// concurrency slot for it. Its error is typed as send's.
 func (c *Client) attempt(ctx context.Context, params oai.ChatCompletionNewParams) (llm.Completion, error) {
+	start := time.Now()
+	var comp llm.Completion
+	requestID, err := c.send(ctx, func(ctx context.Context, reqOpts []option.RequestOption) error {
+		var err error
+		if c.cfg.Stream {
+			comp, err = readStream(c.sdk.Chat.Completions.NewStreaming(ctx, params, reqOpts...))
+			return err
+		}
+		var body []byte
+		reqOpts = append(reqOpts, option.WithResponseBodyInto(&body))
+		if _, err = c.sdk.Chat.Completions.New(ctx, params, reqOpts...); err == nil {
+			comp, err = decodeCompletion(body)
+		}
+		return err
+	})
+	if requestID != "" {
+		comp.RequestID = requestID
+		var refusal *RefusalError
+		if errors.As(err, &refusal) {
+			refusal.Completion.RequestID = requestID
+		}
+	}
+	c.logger.DebugContext(ctx, "openai: chat completion attempt",
+		"model", c.cfg.Model, "stream", c.cfg.Stream, "duration", time.Since(start),
+		"request_id", comp.RequestID, "finish_reason", comp.FinishReason, "err", err)
+	return comp, err
+}
+
+// send makes one HTTP attempt: request sends it through the SDK with
+// reqOpts (the middleware that bounds the body and types error statuses)
+// and decodes the answer, all under Config.RequestTimeout. The error is
+// typed: a transport failure is a *TransportError and a run past
+// Config.RequestTimeout is ErrTimeout, while the end of ctx is left for
+// the caller to report; an *APIError gets the request id. requestID is
+// the one the server sent, if any.
+func (c *Client) send(ctx context.Context, request func(ctx context.Context, reqOpts []option.RequestOption) error) (requestID string, err error) {
 	attemptCtx := ctx
 	if c.cfg.RequestTimeout > 0 {
 		var cancel context.CancelFunc
@@ -160,20 +205,7 @@ func (c *Client) attempt(ctx context.Context, params oai.ChatCompletionNewParams
 		defer cancel()
 	}
 	x := &exchange{maxBody: c.cfg.MaxResponseBytes}
-	reqOpts := []option.RequestOption{option.WithMiddleware(x.middleware)}
-	start := time.Now()
-
-	var comp llm.Completion
-	var err error
-	if c.cfg.Stream {
-		comp, err = readStream(c.sdk.Chat.Completions.NewStreaming(attemptCtx, params, reqOpts...))
-	} else {
-		var body []byte
-		reqOpts = append(reqOpts, option.WithResponseBodyInto(&body))
-		if _, err = c.sdk.Chat.Completions.New(attemptCtx, params, reqOpts...); err == nil {
-			comp, err = decodeCompletion(body)
-		}
-	}
+	err = request(attemptCtx, []option.RequestOption{option.WithMiddleware(x.middleware)})
 	switch {
 	case err == nil, ctx.Err() != nil:
 	case errors.Is(context.Cause(attemptCtx), errAttemptTimeout):
@@ -183,21 +215,11 @@ func (c *Client) attempt(ctx context.Context, params oai.ChatCompletionNewParams
 	default:
 		err = transportError(err)
 	}
-	if x.requestID != "" {
-		comp.RequestID = x.requestID
-		var refusal *RefusalError
-		if errors.As(err, &refusal) {
-			refusal.Completion.RequestID = x.requestID
-		}
-		var apiErr *APIError
-		if errors.As(err, &apiErr) && apiErr.RequestID == "" {
-			apiErr.RequestID = x.requestID
-		}
+	var apiErr *APIError
+	if x.requestID != "" && errors.As(err, &apiErr) && apiErr.RequestID == "" {
+		apiErr.RequestID = x.requestID
 	}
-	c.logger.DebugContext(ctx, "openai: chat completion attempt",
-		"model", c.cfg.Model, "stream", c.cfg.Stream, "duration", time.Since(start),
-		"request_id", comp.RequestID, "finish_reason", comp.FinishReason, "err", err)
-	return comp, err
+	return x.requestID, err
 }
 
 // acquire takes a concurrency slot, waiting no longer than ctx allows.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/internal/retry"
 	"github.com/org/agentevolver/llm"
 )
 
@@ -405,7 +406,7 @@ func TestChatCancelDuringBackoff(t *testing.T) {
 	waiting := make(chan struct{})
 	c.wait = func(ctx context.Context, d time.Duration) error {
 		close(waiting)
-		return sleep(ctx, d)
+		return retry.Sleep(ctx, d)
 	}
 	go func() {
 		<-waiting

@@ -52,6 +52,11 @@
 // Config.UseMaxCompletionTokens; TopK, not an OpenAI field, goes out as the
 // vendor field top_k that vLLM and DashScope read.
 //
+// Client.Embed sends an /embeddings request through the same stack:
+// concurrency bound, timeouts, retries, size bound and typed errors are
+// Chat's, and the untrusted vectors are checked (count, indexes,
+// dimension, finite values). experience.OpenAIEmbedder is built on it.
+//
 // Only the first choice of a response is used. Vendor extras in a response,
 // such as DashScope's and vLLM's reasoning_content, are not part of the
 // Completion: like the reference implementation, only the answer text is

@@ -12,6 +12,8 @@ import (
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
+
+	"github.com/org/agentevolver/internal/retry"
 )
 
 func FuzzParseTokenID(f *testing.F) {
@@ -164,7 +166,7 @@ func FuzzParseRetryAfter(f *testing.F) {
 		h.Set("Retry-After", retryAfter)
 		h.Set("Retry-After-Ms", retryAfterMs)
 		d := parseRetryAfter(h, now)
-		if d < 0 || d > maxRetryAfter {
+		if d < 0 || d > retry.MaxRetryAfter {
 			t.Fatalf("parseRetryAfter(%q, %q) = %v", retryAfter, retryAfterMs, d)
 		}
 		if w := backoff(3, time.Millisecond, time.Second, d); w < 0 || w > time.Second {

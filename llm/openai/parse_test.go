@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/org/agentevolver/internal/retry"
 	"github.com/org/agentevolver/llm"
 )
 
@@ -149,8 +150,8 @@ func TestParseRetryAfter(t *testing.T) {
 		{"negative", map[string]string{"Retry-After": "-5"}, 0},
 		{"garbage", map[string]string{"Retry-After": "tomorrow-ish"}, 0},
 		{"NaN", map[string]string{"Retry-After": "NaN"}, 0},
-		{"huge is capped", map[string]string{"Retry-After": "1e300"}, maxRetryAfter},
-		{"infinite is capped", map[string]string{"Retry-After": "+Inf"}, maxRetryAfter},
+		{"huge is capped", map[string]string{"Retry-After": "1e300"}, retry.MaxRetryAfter},
+		{"infinite is capped", map[string]string{"Retry-After": "+Inf"}, retry.MaxRetryAfter},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,14 +1,12 @@
 package openai
 
 import (
-	"context"
 	"errors"
-	"math"
-	"math/rand/v2"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/org/agentevolver/internal/retry"
 )
 
 // backoff returns the wait before retry number attempt (0 for the first
@@ -17,52 +15,20 @@ import (
 // spread out while each still waits a meaningful minimum. A server's
 // Retry-After hint, capped at limit too, is a floor.
 func backoff(attempt int, base, limit, retryAfter time.Duration) time.Duration {
-	d := limit
-	if attempt < 62 {
-		if exp := float64(base) * math.Pow(2, float64(attempt)); exp < float64(limit) {
-			d = time.Duration(exp)
-		}
-	}
-	if half := d / 2; half > 0 {
-		d = half + rand.N(half+1)
-	}
+	d := retry.Backoff{Base: base, Max: limit}.Delay(attempt, nil)
 	return max(d, min(retryAfter, limit))
 }
 
-// maxRetryAfter bounds a server's Retry-After hint before any other cap, so a
-// hostile value cannot overflow a time.Duration.
-const maxRetryAfter = 24 * time.Hour
-
 // parseRetryAfter reads a server's retry hint from the headers:
 // retry-after-ms (milliseconds, sent by OpenAI) or Retry-After (seconds or
-// an HTTP date, RFC 9110). It returns 0 when there is no usable hint.
+// an HTTP date, RFC 9110), each bounded by retry.MaxRetryAfter. It returns
+// 0 when there is no usable hint.
 func parseRetryAfter(h http.Header, now time.Time) time.Duration {
-	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil {
-			return clampHint(ms * float64(time.Millisecond))
-		}
+	if d, ok := retry.ParseRetryAfterMs(h.Get("Retry-After-Ms")); ok {
+		return d
 	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		return clampHint(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return clampHint(float64(t.Sub(now)))
-	}
-	return 0
-}
-
-func clampHint(d float64) time.Duration {
-	if math.IsNaN(d) || d <= 0 {
-		return 0
-	}
-	if d > float64(maxRetryAfter) {
-		return maxRetryAfter
-	}
-	return time.Duration(d)
+	d, _ := retry.ParseRetryAfter(h.Get("Retry-After"), now)
+	return d
 }
 
 // parseShouldRetry reads the x-should-retry header some servers (OpenAI)
@@ -104,19 +70,4 @@ func retryable(err error) bool {
 		return false
 	}
 	return errors.Is(err, ErrTimeout) || errors.Is(err, ErrTransport)
-}
-
-// sleep waits for d or until ctx is done, whichever is first.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -35,7 +35,7 @@ func newScriptedServer(t testing.TB, script ...http.HandlerFunc) *scriptedServer
 }
 
 func (s *scriptedServer) serve(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
+	if r.Method != http.MethodPost || (r.URL.Path != "/v1/chat/completions" && r.URL.Path != "/v1/embeddings") {
 		http.Error(w, fmt.Sprintf("unexpected %s %s", r.Method, r.URL.Path), http.StatusNotFound)
 		return
 	}
