@@ -240,10 +240,10 @@ type RolloutConfig struct {
 	UseQwen3 bool `yaml:"use_qwen3"`
 	// LinearThink, SelfClip and Memory are the settings of their
 	// strategies; each is read only when ContextTemplate selects it.
-	LinearThink LinearThinkConfig `yaml:"linear_think"`
-	SelfClip    SelfClipConfig    `yaml:"context_selfclip"`
-	Memory      MemoryConfig      `yaml:"memory"`
-	PerCall     PerCallConfig     `yaml:"per_call"`
+	LinearThink contextmgr.LinearThinkConfig `yaml:"linear_think"`
+	SelfClip    contextmgr.SelfClipConfig    `yaml:"context_selfclip"`
+	Memory      contextmgr.MemoryConfig      `yaml:"memory"`
+	PerCall     PerCallConfig                `yaml:"per_call"`
 	// Engine samples the rollouts: EngineLocal ("local", the default; ""
 	// too), the in-process policy, or EngineRemote ("remote"),
 	// OpenAI-compatible servers configured by Remote, which needs
@@ -254,47 +254,6 @@ type RolloutConfig struct {
 	Engine string `yaml:"engine"`
 	// Remote configures the servers of the remote engine.
 	Remote RemoteConfig `yaml:"remote"`
-}
-
-// LinearThinkConfig configures the linear_think context manager: one
-// sample per turn, earlier thinking dropped from later prompts.
-type LinearThinkConfig struct {
-	// ForceThink asks the policy to think in <think> tags and then answer
-	// in the format of ThinkPreference.
-	ForceThink bool `yaml:"force_think"`
-	// ThinkPreference is "code" (the default) or "box".
-	ThinkPreference string `yaml:"think_preference"`
-	// TrainHistory keeps earlier turns trainable in later prompts
-	// (train_history_infer_token).
-	TrainHistory bool `yaml:"train_history_infer_token"`
-	// MaxSamples bounds an episode's samples (max_sample_per_task; 0: 30).
-	MaxSamples int `yaml:"max_sample_per_task"`
-}
-
-// SelfClipConfig configures the context_selfclip context manager: when
-// the context grows past ClipTriggerTokens, a model (the policy itself)
-// decides which messages to drop or compress.
-type SelfClipConfig struct {
-	// ClipTriggerTokens is the context size that triggers clipping
-	// (context_template_clip_trigger_token_num; 0: 8192).
-	ClipTriggerTokens int `yaml:"clip_trigger_token_num"`
-	// ClipReplyTokens bounds the clip decisions (0: 4096).
-	ClipReplyTokens int `yaml:"clip_response_length"`
-	// TrainClipDecisions trains on the policy's clip decisions
-	// (context_template_train_sp_action).
-	TrainClipDecisions bool `yaml:"train_sp_action"`
-	// ForceThink and ThinkPreference are as in LinearThinkConfig.
-	ForceThink      bool   `yaml:"force_think"`
-	ThinkPreference string `yaml:"think_preference"`
-	// MaxSamples bounds an episode's samples (0: 30).
-	MaxSamples int `yaml:"max_sample_per_task"`
-}
-
-// MemoryConfig configures the memory context manager: one sample per
-// turn, the policy's own notes carried between turns.
-type MemoryConfig struct {
-	// MaxSamples bounds an episode's samples (0: 30).
-	MaxSamples int `yaml:"max_sample_per_task"`
 }
 
 // Values of PerCallConfig.GroupWeighting.

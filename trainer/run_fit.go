@@ -569,17 +569,14 @@ func (r *run) contextConfig(policy llm.ChatModel) contextmgr.Config {
 	}
 	switch ro.ContextTemplate {
 	case contextmgr.StrategyLinearThink:
-		lt := ro.LinearThink
-		c.ForceThink, c.ThinkPreference, c.TrainHistory, c.MaxSamples = lt.ForceThink, lt.ThinkPreference, lt.TrainHistory, lt.MaxSamples
+		ro.LinearThink.Apply(&c)
 	case contextmgr.StrategySelfClip:
-		sc := ro.SelfClip
+		ro.SelfClip.Apply(&c)
 		c.ClipModel = cmp.Or[llm.ChatModel](r.clipModel, policy)
-		c.ClipTriggerTokens, c.ClipReplyTokens, c.MaxSamples = sc.ClipTriggerTokens, sc.ClipReplyTokens, sc.MaxSamples
 		// Only the policy's own clip decisions are its tokens to train.
-		c.TrainClipDecisions = sc.TrainClipDecisions && r.clipModel == nil
-		c.ForceThink, c.ThinkPreference = sc.ForceThink, sc.ThinkPreference
+		c.TrainClipDecisions = c.TrainClipDecisions && r.clipModel == nil
 	case contextmgr.StrategyMemory:
-		c.MaxSamples = ro.Memory.MaxSamples
+		ro.Memory.Apply(&c)
 	case contextmgr.StrategyPerCall:
 		c.MaxSamples = ro.PerCall.MaxSamples
 	}
