@@ -28,6 +28,28 @@
 // order. TrajectoryWriter and ReadTrajectories store trajectories as JSON
 // lines.
 //
+// # The rollout engine
+//
+// Rollouts are assembled from pieces in several packages; this is where
+// each lives:
+//
+//   - the episode loop and its fan-out: Flow and Runner, here;
+//   - what the policy sees and what trains: a contextmgr.ContextManager per
+//     episode (contextmgr), chosen by rollout.context_template or the
+//     trainer's Options.NewContext;
+//   - experience in the prompt: an ExperienceInjector (experience.Injector
+//     over a pool);
+//   - the sampler: any llm.ChatModel. In process it is model.Policy
+//     (model/policy.go and model/batcher.go: the prefix cache and the
+//     continuous batching of concurrent episodes); on servers it is
+//     llm/fleet.Fleet (load balancing, health checks, LoRA adapters loaded
+//     at run time), which the trainer keeps on the current step's adapter
+//     (trainer/run_remote.go publishes it before a step's first request);
+//     any OpenAI-compatible endpoint is llm/openai.Client;
+//   - scoring: a RewardCalculator, by default the environment's Evaluate.
+//
+// docs/rollouts.md draws the same map with the data that flows through it.
+//
 // The reference's quirks are fixed here: an environment error ends the
 // episode as an error (Trajectory.Error, IsTerminated false) instead of as a
 // finished episode, tool-role observations are converted to user turns
