@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
 	"time"
 
 	"github.com/org/agentevolver"
@@ -184,6 +183,19 @@ func (r *run) maxFailedRatio() float64 {
 	return cmp.Or(r.cfg.Trainer.MaxFailedRatio, DefaultMaxFailedRatio)
 }
 
+// taskGroup is the GRPO group of a sample: its task (data id), or, for a
+// filler row that pads the batch, a group of its own (filler > 0).
+type taskGroup struct {
+	dataID string
+	filler int
+}
+
+// episodeGroup is the episode of a per-call sample within its task group.
+type episodeGroup struct {
+	task      taskGroup
+	rolloutID string
+}
+
 // update turns samples into a batch and takes the policy update.
 func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sample, trajs []agentevolver.Trajectory, groupKey []string) (map[string]float64, error) {
 	began := time.Now()
@@ -193,15 +205,15 @@ func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sampl
 	}
 	rows := len(p.InputIDs) // samples plus bucket filler rows
 	outcomes := make([]float64, rows)
-	keys := make([]string, rows)
+	keys := make([]taskGroup, rows)
 	var respTokens []float64
 	for i := range rows {
 		if i < len(samples) {
 			outcomes[i] = samples[i].RewardScores.Outcome
-			keys[i] = groupKey[i]
+			keys[i] = taskGroup{dataID: groupKey[i]}
 			respTokens = append(respTokens, float64(countOnes(samples[i].ResponseLossMask)))
 		} else {
-			keys[i] = "\x00filler" + strconv.Itoa(i) // a singleton group: advantage 0
+			keys[i] = taskGroup{filler: i + 1} // a singleton group: advantage 0
 		}
 	}
 	rewards := placeRewards(p.RespLen, len(p.LossMask[0]), outcomes)
@@ -211,11 +223,11 @@ func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sampl
 	if r.cfg.Rollout.ContextTemplate == contextmgr.StrategyPerCall && r.cfg.Rollout.PerCall.GroupWeighting != GroupWeightingCall {
 		// One sample per call: statistics over episodes, each weighing
 		// the same (ComputeEpisodeGRPOAdvantages).
-		epKeys := make([]string, rows)
+		epKeys := make([]episodeGroup, rows)
 		for i := range rows {
-			epKeys[i] = keys[i]
+			epKeys[i] = episodeGroup{task: keys[i]}
 			if i < len(samples) {
-				epKeys[i] += "\x00" + trajs[i].RolloutID
+				epKeys[i].rolloutID = trajs[i].RolloutID
 			}
 		}
 		episodes, numEpisodes := objective.GroupIndex(epKeys)
@@ -256,7 +268,7 @@ func (r *run) update(ctx context.Context, step int, samples []agentevolver.Sampl
 	}
 	scores := map[string][]float64{}
 	for i := range samples {
-		scores[keys[i]] = append(scores[keys[i]], outcomes[i])
+		scores[keys[i].dataID] = append(scores[keys[i].dataID], outcomes[i])
 	}
 	silent := r.silence.observe(r.log, step+1, scores, adv[:len(samples)], p.LossMask[:len(samples)])
 	batch := &optim.Batch{Tokens: p.Tokens, LossMask: p.LossMask, Advantages: adv, ExpMask: expMask(samples, len(p.LossMask), len(p.LossMask[0]))}

@@ -92,10 +92,11 @@ func grpoAdvantages(rewards, mask, groups *graph.Node, numGroups int, cfg GRPOCo
 	return graph.Mul(graph.InsertAxes(adv, -1), mask)
 }
 
-// GroupIndex maps per-row group keys (uids, task ids) to dense group
-// indices in order of first appearance, for [GRPOAdvantages].
-func GroupIndex(keys []string) (groups []int32, numGroups int) {
-	ids := make(map[string]int32, len(keys))
+// GroupIndex maps per-row group keys (uids, task ids, or structs of them)
+// to dense group indices in order of first appearance, for
+// [GRPOAdvantages].
+func GroupIndex[K comparable](keys []K) (groups []int32, numGroups int) {
+	ids := make(map[K]int32, len(keys))
 	groups = make([]int32, len(keys))
 	for i, k := range keys {
 		id, ok := ids[k]
