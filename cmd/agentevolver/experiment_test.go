@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,12 +126,90 @@ func TestEveryExampleExperiment(t *testing.T) {
 				return
 			}
 			stdout.Reset()
-			if err := runExperiment(context.Background(), []string{"--config", file, "--quick", "--out", t.TempDir()}, nil, &stdout, &stderr); err != nil {
+			out := t.TempDir()
+			if err := runExperiment(context.Background(), []string{"--config", file, "--quick", "--out", out}, nil, &stdout, &stderr); err != nil {
 				t.Fatalf("--quick: %v\n%s", err, stderr.String())
 			}
 			if !strings.Contains(stdout.String(), "comparison in ") {
 				t.Errorf("stdout:\n%s", stdout.String())
 			}
+			if check, ok := quickMechanismChecks[filepath.Base(file)]; ok {
+				check(t, out)
+			}
 		})
 	}
+}
+
+// quickMechanismChecks check, per experiment file, that its quick run
+// exercises the mechanism it measures, so that CI runs that code path and
+// not just the configuration.
+var quickMechanismChecks = map[string]func(t *testing.T, out string){
+	// HET: experience retrieved, stripped from the trained samples, and
+	// the off-policy loss computed with a gradient (groups that differ).
+	"het.yaml": func(t *testing.T, out string) {
+		for _, arm := range []string{"ei", "het"} {
+			m := quickMetrics(t, out, "het-quick", arm)
+			if maxOf(m, "exp/retrieval_hits") == 0 || maxOf(m, "actor/exp_token_share") == 0 {
+				t.Errorf("%s: no experience retrieved or stripped: %v", arm, m)
+			}
+			if minOf(m, "rl/no_signal") == 1 || maxAbsOf(m, "actor/off_pg_loss") == 0 || maxOf(m, "actor/grad_norm") == 0 {
+				t.Errorf("%s: the off-policy path computed no gradient (no_signal, off_pg_loss, grad_norm): %v", arm, m)
+			}
+		}
+	},
+	// ADCA: the step judge labelled steps and the fusion replaced the
+	// advantages.
+	"adca.yaml": func(t *testing.T, out string) {
+		m := quickMetrics(t, out, "adca-quick", "adca")
+		if len(m["prm/alpha"]) == 0 || len(m["prm/parse_success_rate"]) == 0 {
+			t.Errorf("adca: no prm/ metrics: %v", m)
+		}
+	},
+}
+
+// quickMetrics reads the RL-step metrics of arm's seed-1 run of a quick
+// experiment under out, by name.
+func quickMetrics(t *testing.T, out, experimentDir, arm string) map[string][]float64 {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(out, experimentDir, arm, "seed-1", "metrics.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string][]float64{}
+	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		var row map[string]any
+		if err := json.Unmarshal(line, &row); err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range row {
+			if f, ok := v.(float64); ok {
+				m[k] = append(m[k], f)
+			}
+		}
+	}
+	return m
+}
+
+func maxOf(m map[string][]float64, k string) float64 {
+	out := math.Inf(-1)
+	for _, v := range m[k] {
+		out = max(out, v)
+	}
+	return out
+}
+
+func minOf(m map[string][]float64, k string) float64 {
+	out := math.Inf(1)
+	for _, v := range m[k] {
+		out = min(out, v)
+	}
+	return out
+}
+
+func maxAbsOf(m map[string][]float64, k string) float64 {
+	out := 0.0
+	for _, v := range m[k] {
+		out = max(out, math.Abs(v))
+	}
+	return out
 }
