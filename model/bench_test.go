@@ -91,7 +91,7 @@ func BenchmarkLogProbsTiny(b *testing.B) {
 		b.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	batch := Batch{PromptLen: promptLen}
+	batch := Batch{Tokens: Tokens{PromptLen: promptLen}}
 	for range rows {
 		batch.InputIDs = append(batch.InputIDs, randomIDs(rng, cols, cfg.VocabSize))
 	}

@@ -96,7 +96,7 @@ func assertSameWeights(t *testing.T, got, want *Model, tol float64) {
 func assertSameLogProbs(t *testing.T, got, want *Model) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(7, 8))
-	batch := Batch{InputIDs: [][]int{randomIDs(rng, 8, got.Config().VocabSize), randomIDs(rng, 8, got.Config().VocabSize)}, PromptLen: 3}
+	batch := Batch{Tokens: Tokens{InputIDs: [][]int{randomIDs(rng, 8, got.Config().VocabSize), randomIDs(rng, 8, got.Config().VocabSize)}, PromptLen: 3}}
 	g, w := mustLogProbs(t, got, batch), mustLogProbs(t, want, batch)
 	for b := range w.LogProbs {
 		if !slices.Equal(g.LogProbs[b], w.LogProbs[b]) {

@@ -159,7 +159,7 @@ func TestMixedLogProbsCloseToFloat32(t *testing.T) {
 		t.Fatalf("ComputeDType = %s", m16.ComputeDType())
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
-	batch := Batch{PromptLen: 5}
+	batch := Batch{Tokens: Tokens{PromptLen: 5}}
 	for range 3 {
 		batch.InputIDs = append(batch.InputIDs, randomIDs(rng, 12, tinyConfig().VocabSize))
 	}
@@ -203,7 +203,7 @@ func TestMixedLoRA(t *testing.T) {
 	randomizeAdapters(t, m32, 4)
 	m16 := withComputeDType(t, m32, dtypes.BFloat16)
 	rng := rand.New(rand.NewPCG(11, 4))
-	batch := Batch{PromptLen: 4}
+	batch := Batch{Tokens: Tokens{PromptLen: 4}}
 	for range 2 {
 		batch.InputIDs = append(batch.InputIDs, randomIDs(rng, 10, tinyConfig().VocabSize))
 	}
@@ -293,7 +293,7 @@ func TestMixedGenerate(t *testing.T) {
 			t.Fatalf("row %d: no tokens", i)
 		}
 		ids := append(append([]int(nil), prompts[i]...), g.TokenIDs...)
-		res := mustLogProbs(t, m, Batch{InputIDs: [][]int{ids}, PromptLen: len(prompts[i])})
+		res := mustLogProbs(t, m, Batch{Tokens: Tokens{InputIDs: [][]int{ids}, PromptLen: len(prompts[i])}})
 		for j, lp := range g.LogProbs {
 			if d := math.Abs(lp - float64(res.LogProbs[0][j])); d > bf16Tolerance {
 				t.Errorf("row %d token %d: sampled log-prob %.4f, LogProbs %.4f", i, j, lp, res.LogProbs[0][j])

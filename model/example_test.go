@@ -19,11 +19,11 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	res, err := m.LogProbs(context.Background(), model.Batch{
+	res, err := m.LogProbs(context.Background(), model.Batch{Tokens: model.Tokens{
 		InputIDs:      [][]int{{0, 5, 6, 7, 8, 9}, {1, 2, 3, 4, 10, 0}},
 		AttentionMask: [][]int{{0, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 0}},
 		PromptLen:     4,
-	})
+	}})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -13,7 +13,7 @@ func TestCompiledGraphLimit(t *testing.T) {
 		for i := range ids {
 			ids[i] = i % 37
 		}
-		return Batch{InputIDs: [][]int{ids}, PromptLen: 1}
+		return Batch{Tokens: Tokens{InputIDs: [][]int{ids}, PromptLen: 1}}
 	}
 	first := mustLogProbs(t, m, batch(3))
 	m.exec.logProbs[1].limit = 2

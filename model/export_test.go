@@ -21,7 +21,7 @@ import (
 // exportLogProbsBatch is a batch whose log-probs depend on every weight.
 func exportLogProbsBatch(vocab int) Batch {
 	rng := rand.New(rand.NewPCG(7, 7))
-	return Batch{InputIDs: [][]int{randomIDs(rng, 9, vocab), randomIDs(rng, 9, vocab)}, PromptLen: 3}
+	return Batch{Tokens: Tokens{InputIDs: [][]int{randomIDs(rng, 9, vocab), randomIDs(rng, 9, vocab)}, PromptLen: 3}}
 }
 
 func TestExportRoundTrip(t *testing.T) {

@@ -114,7 +114,7 @@ func TestGenerateLogProbsMatchLogProbs(t *testing.T) {
 			seq := append(slices.Clone(prompts[i]), g.TokenIDs...)
 			// Greedy log-probs are under the unscaled distribution, which is
 			// what LogProbs computes for Temperature 0.
-			res := mustLogProbs(t, m, Batch{InputIDs: [][]int{seq}, PromptLen: len(prompts[i]), Temperature: temperature})
+			res := mustLogProbs(t, m, Batch{Tokens: Tokens{InputIDs: [][]int{seq}, PromptLen: len(prompts[i])}, Temperature: temperature})
 			for j, want := range res.LogProbs[0] {
 				if !closeTo(g.LogProbs[j], float64(want), 1e-4) {
 					t.Errorf("temperature %g row %d token %d: sampled log-prob %.6f, recomputed %.6f", temperature, i, j, g.LogProbs[j], want)

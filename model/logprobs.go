@@ -96,10 +96,11 @@ func tokenLogProbs(logits, targets *graph.Node) (logProbs, entropy *graph.Node) 
 	return logProbs, entropy
 }
 
-// Batch is a padded batch for LogProbs: B rows of T columns, the first
-// PromptLen columns the left-padded prompts, the rest the right-padded
-// responses (the layout of agentevolver.Sample).
-type Batch struct {
+// Tokens are B padded rows of T token columns, the first PromptLen
+// columns the left-padded prompts, the rest the right-padded responses
+// (the layout of agentevolver.Sample). Package trainer/optim batches are
+// Tokens too.
+type Tokens struct {
 	// InputIDs are the token ids, B rows of equal length T.
 	InputIDs [][]int
 	// AttentionMask is non-zero for real tokens and 0 for padding; nil
@@ -110,6 +111,11 @@ type Batch struct {
 	PositionIDs [][]int
 	// PromptLen is the number of prompt columns, at least 1.
 	PromptLen int
+}
+
+// Batch is a padded batch for LogProbs: its Tokens and the temperature.
+type Batch struct {
+	Tokens
 	// Temperature divides the logits; 0 means 1.
 	Temperature float64
 }

@@ -34,7 +34,7 @@ func TestLogProbsMatchReference(t *testing.T) {
 			m := newTestModel(t, tc.cfg, 1)
 			ref := newRefModel(t, m)
 			rng := rand.New(rand.NewPCG(2, 3))
-			batch := Batch{PromptLen: tc.promptLen, Temperature: tc.temperature}
+			batch := Batch{Tokens: Tokens{PromptLen: tc.promptLen}, Temperature: tc.temperature}
 			for range tc.rows {
 				batch.InputIDs = append(batch.InputIDs, randomIDs(rng, tc.cols, tc.cfg.VocabSize))
 			}
@@ -74,7 +74,7 @@ func TestLogProbsPaddingInvariance(t *testing.T) {
 	m := newTestModel(t, tinyConfig(), 4)
 	rng := rand.New(rand.NewPCG(5, 6))
 	prompt, response := randomIDs(rng, 5, 37), randomIDs(rng, 4, 37)
-	plain := mustLogProbs(t, m, Batch{InputIDs: [][]int{append(append([]int{}, prompt...), response...)}, PromptLen: len(prompt)})
+	plain := mustLogProbs(t, m, Batch{Tokens: Tokens{InputIDs: [][]int{append(append([]int{}, prompt...), response...)}, PromptLen: len(prompt)}})
 
 	// Row 0: prompt left-padded by 3, response right-padded by 2; row 1 is
 	// a different, unpadded sequence sharing the batch.
@@ -97,11 +97,7 @@ func TestLogProbsPaddingInvariance(t *testing.T) {
 	for i := range ones {
 		ones[i] = 1
 	}
-	got := mustLogProbs(t, m, Batch{
-		InputIDs:      [][]int{padded, other},
-		AttentionMask: [][]int{mask, ones},
-		PromptLen:     leftPad + len(prompt),
-	})
+	got := mustLogProbs(t, m, Batch{Tokens: Tokens{InputIDs: [][]int{padded, other}, AttentionMask: [][]int{mask, ones}, PromptLen: leftPad + len(prompt)}})
 	for r := range response {
 		if !closeTo(float64(got.LogProbs[0][r]), float64(plain.LogProbs[0][r]), 1e-5) {
 			t.Errorf("token %d: padded %.7f, unpadded %.7f", r, got.LogProbs[0][r], plain.LogProbs[0][r])
@@ -118,14 +114,14 @@ func TestLogProbsBadInput(t *testing.T) {
 		name  string
 		batch Batch
 	}{
-		{"empty", Batch{PromptLen: 1}},
-		{"prompt too long", Batch{InputIDs: [][]int{{1, 2}}, PromptLen: 2}},
-		{"prompt zero", Batch{InputIDs: [][]int{{1, 2}}, PromptLen: 0}},
-		{"ragged", Batch{InputIDs: [][]int{{1, 2, 3}, {1, 2}}, PromptLen: 1}},
-		{"id out of vocabulary", Batch{InputIDs: [][]int{{1, 37}}, PromptLen: 1}},
-		{"negative id", Batch{InputIDs: [][]int{{-1, 3}}, PromptLen: 1}},
-		{"mask rows", Batch{InputIDs: [][]int{{1, 2}}, AttentionMask: [][]int{}, PromptLen: 1}},
-		{"negative temperature", Batch{InputIDs: [][]int{{1, 2}}, PromptLen: 1, Temperature: -1}},
+		{"empty", Batch{Tokens: Tokens{PromptLen: 1}}},
+		{"prompt too long", Batch{Tokens: Tokens{InputIDs: [][]int{{1, 2}}, PromptLen: 2}}},
+		{"prompt zero", Batch{Tokens: Tokens{InputIDs: [][]int{{1, 2}}, PromptLen: 0}}},
+		{"ragged", Batch{Tokens: Tokens{InputIDs: [][]int{{1, 2, 3}, {1, 2}}, PromptLen: 1}}},
+		{"id out of vocabulary", Batch{Tokens: Tokens{InputIDs: [][]int{{1, 37}}, PromptLen: 1}}},
+		{"negative id", Batch{Tokens: Tokens{InputIDs: [][]int{{-1, 3}}, PromptLen: 1}}},
+		{"mask rows", Batch{Tokens: Tokens{InputIDs: [][]int{{1, 2}}, AttentionMask: [][]int{}, PromptLen: 1}}},
+		{"negative temperature", Batch{Tokens: Tokens{InputIDs: [][]int{{1, 2}}, PromptLen: 1}, Temperature: -1}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

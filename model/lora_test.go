@@ -65,7 +65,7 @@ func TestLoRAZeroInitEqualsBase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := mustLogProbs(t, m, Batch{InputIDs: [][]int{append([]int{1, 2, 3}, gen[0].TokenIDs...)}, PromptLen: 3})
+	want := mustLogProbs(t, m, Batch{Tokens: Tokens{InputIDs: [][]int{append([]int{1, 2, 3}, gen[0].TokenIDs...)}, PromptLen: 3}})
 	for i, lp := range gen[0].LogProbs {
 		if !closeTo(lp, float64(want.LogProbs[0][i]), 1e-4) {
 			t.Errorf("token %d: sampled with log-prob %g, the log-prob graph says %g", i, lp, want.LogProbs[0][i])

@@ -92,7 +92,7 @@ func rolloutLogProbDiff(t *testing.T, m *Model, s agentevolver.Sample) (maxDiff 
 	if len(s.ResponseLogProbs) != len(s.ResponseIDs) {
 		t.Fatalf("%d response log-probs for %d response ids", len(s.ResponseLogProbs), len(s.ResponseIDs))
 	}
-	res, err := m.LogProbs(context.Background(), Batch{InputIDs: [][]int{s.InputIDs}, PromptLen: len(s.PromptIDs)})
+	res, err := m.LogProbs(context.Background(), Batch{Tokens: Tokens{InputIDs: [][]int{s.InputIDs}, PromptLen: len(s.PromptIDs)}})
 	if err != nil {
 		t.Fatal(err)
 	}

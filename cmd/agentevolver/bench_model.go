@@ -43,10 +43,7 @@ func setupLogProbBench(ctx context.Context, r benchRun) (func() error, int, erro
 		return nil, 0, err
 	}
 	s := r.Shape
-	batch := model.Batch{
-		InputIDs:  randomRows(rand.New(rand.NewPCG(1, 2)), s.BatchSize, s.SeqLen, s.Model.VocabSize),
-		PromptLen: s.PromptLen,
-	}
+	batch := model.Batch{Tokens: model.Tokens{InputIDs: randomRows(rand.New(rand.NewPCG(1, 2)), s.BatchSize, s.SeqLen, s.Model.VocabSize), PromptLen: s.PromptLen}}
 	step := func() error {
 		_, err := m.LogProbs(ctx, batch)
 		return err

@@ -116,7 +116,7 @@ func parseScoreIDs(input []byte) ([]int, error) {
 // response. Ids outside the vocabulary and sequences longer than the
 // model's positions are rejected by the model.
 func scoreIDs(ctx context.Context, m *model.Model, ids []int) ([]float64, error) {
-	res, err := m.LogProbs(ctx, model.Batch{InputIDs: [][]int{ids}, PromptLen: 1})
+	res, err := m.LogProbs(ctx, model.Batch{Tokens: model.Tokens{InputIDs: [][]int{ids}, PromptLen: 1}})
 	if err != nil {
 		return nil, err
 	}

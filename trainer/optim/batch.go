@@ -6,25 +6,15 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	"github.com/org/agentevolver/internal/graphrun"
+	"github.com/org/agentevolver/model"
 )
 
-// Tokens is the token part of a padded batch, laid out like
-// agentevolver.Sample and model.Batch: B rows of T columns, the first
-// PromptLen the left-padded prompt, the other R = T − PromptLen the
-// right-padded response. Per-token values of the trainer (masks,
-// advantages, log-probs) cover the R response columns.
-type Tokens struct {
-	// InputIDs are the token ids, B rows of equal length T.
-	InputIDs [][]int
-	// AttentionMask is non-zero for real tokens, 0 for padding; nil means
-	// every token is real.
-	AttentionMask [][]int
-	// PositionIDs are the rotary positions; nil means counting the real
-	// tokens of each row from 0.
-	PositionIDs [][]int
-	// PromptLen is the number of prompt columns, in [1, T).
-	PromptLen int
-}
+// Tokens is the token part of a padded batch: model.Tokens, laid out like
+// agentevolver.Sample, B rows of T columns, the first PromptLen the
+// left-padded prompt, the other R = T − PromptLen the right-padded
+// response. Per-token values of the trainer (masks, advantages,
+// log-probs) cover the R response columns.
+type Tokens = model.Tokens
 
 // Batch is one RL update's data: tokens and the per-token values of the
 // response columns, each B x R.
@@ -51,7 +41,7 @@ type Batch struct {
 }
 
 // tokenShape validates t against the vocabulary size and returns B, T.
-func (t *Tokens) tokenShape(vocab int) (rows, cols int, err error) {
+func tokenShape(t *Tokens, vocab int) (rows, cols int, err error) {
 	rows, cols, err = graphrun.MatrixDims("InputIDs", t.InputIDs)
 	if err != nil {
 		return 0, 0, err
@@ -92,7 +82,7 @@ func (t *Tokens) tokenShape(vocab int) (rows, cols int, err error) {
 
 // tokenTensors returns the graph inputs (ids, positions, mask, targets) of
 // rows [lo, hi) of t, which tokenShape has validated.
-func (t *Tokens) tokenTensors(lo, hi int) []*tensors.Tensor {
+func tokenTensors(t *Tokens, lo, hi int) []*tensors.Tensor {
 	rows, cols := hi-lo, len(t.InputIDs[0])
 	resp := cols - t.PromptLen
 	ids := make([]int32, 0, rows*cols)

@@ -51,7 +51,7 @@ func FuzzTokens(f *testing.F) {
 		if withPositions {
 			tok.PositionIDs = grid(false)
 		}
-		r, c, err := tok.tokenShape(vocab)
+		r, c, err := tokenShape(&tok, vocab)
 		if err != nil {
 			if !errors.Is(err, ErrShape) {
 				t.Fatalf("error %v does not wrap ErrShape", err)
@@ -61,7 +61,7 @@ func FuzzTokens(f *testing.F) {
 		if r != rows || c != len(tok.InputIDs[0]) {
 			t.Fatalf("shape %dx%d, want %dx%d", r, c, rows, len(tok.InputIDs[0]))
 		}
-		ts := tok.tokenTensors(0, r)
+		ts := tokenTensors(&tok, 0, r)
 		if len(ts) != numTokenInputs {
 			t.Fatalf("%d tensors", len(ts))
 		}

@@ -23,7 +23,7 @@ type logProber struct {
 }
 
 func (p *logProber) logProbs(ctx context.Context, t *Tokens) (logp [][]float32, err error) {
-	rows, _, err := t.tokenShape(p.policy.VocabSize())
+	rows, _, err := tokenShape(t, p.policy.VocabSize())
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func (p *logProber) logProbs(ctx context.Context, t *Tokens) (logp [][]float32, 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		in := t.tokenTensors(lo, min(lo+step, rows))
+		in := tokenTensors(t, lo, min(lo+step, rows))
 		outs, err := p.exec.Exec(in[0], in[1], in[2], in[3])
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrGraph, err)

@@ -36,7 +36,7 @@ func TestModelPolicyTraining(t *testing.T) {
 		b.AttentionMask[i] = []int{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
 	}
 	fillLogProbs(t, u, ref, b)
-	fromModel, err := m.LogProbs(context.Background(), model.Batch{InputIDs: b.InputIDs, AttentionMask: b.AttentionMask, PromptLen: b.PromptLen})
+	fromModel, err := m.LogProbs(context.Background(), model.Batch{Tokens: model.Tokens{InputIDs: b.InputIDs, AttentionMask: b.AttentionMask, PromptLen: b.PromptLen}})
 	if err != nil {
 		t.Fatal(err)
 	}

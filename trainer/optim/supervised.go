@@ -99,7 +99,7 @@ const (
 // negative log-likelihood of the masked response tokens, over the whole
 // batch.
 func (s *Supervised) Step(ctx context.Context, b *SupervisedBatch) (SupervisedMetrics, error) {
-	rows, cols, err := b.tokenShape(s.policy.VocabSize())
+	rows, cols, err := tokenShape(&b.Tokens, s.policy.VocabSize())
 	if err != nil {
 		return SupervisedMetrics{}, err
 	}
@@ -116,7 +116,7 @@ func (s *Supervised) Step(ctx context.Context, b *SupervisedBatch) (SupervisedMe
 	for lo := 0; lo < rows; lo += micro {
 		hi := min(lo+micro, rows)
 		in := make([]*tensors.Tensor, numSFTInputs)
-		copy(in, b.tokenTensors(lo, hi))
+		copy(in, tokenTensors(&b.Tokens, lo, hi))
 		in[inSFTLossMask] = rowsTensor(b.LossMask, lo, hi)
 		in[inSFTTokenTotal] = total
 		micros = append(micros, in)

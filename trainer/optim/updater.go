@@ -243,7 +243,7 @@ func (u *Updater) LogProbs(ctx context.Context, t *Tokens) ([][]float32, error) 
 // the micro-batches hold equally many loss tokens; this implements the
 // intended whole-mini-batch objective.
 func (u *Updater) Update(ctx context.Context, b *Batch) ([]StepMetrics, error) {
-	rows, cols, err := b.tokenShape(u.policy.VocabSize())
+	rows, cols, err := tokenShape(&b.Tokens, u.policy.VocabSize())
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +289,7 @@ func (u *Updater) Update(ctx context.Context, b *Batch) ([]StepMetrics, error) {
 		for mlo := lo; mlo < hi; mlo += micro {
 			mhi := min(mlo+micro, hi)
 			in := make([]*tensors.Tensor, numRLInputs)
-			copy(in, b.tokenTensors(mlo, mhi))
+			copy(in, tokenTensors(&b.Tokens, mlo, mhi))
 			in[inLossMask] = rowsTensor(b.LossMask, mlo, mhi)
 			in[inAdvantages] = rowsTensor(b.Advantages, mlo, mhi)
 			in[inOldLogProbs], in[inRefLogProbs], in[inExpMask] = placeholder, placeholder, placeholder
