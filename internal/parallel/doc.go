@@ -9,5 +9,7 @@
 //
 // ForEach is the other kind of parallelism the module needs: a bounded
 // fan-out of slow, independent calls (rollouts, model requests) that
-// stops starting calls once a context ends.
+// stops starting calls once a context ends; Limiter bounds such calls when
+// they come from many callers (a client's requests, graders sharing one
+// judge endpoint).
 package parallel

@@ -9,8 +9,8 @@ import (
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-
 	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/internal/parallel"
 	"github.com/org/agentevolver/internal/retry"
 	"github.com/org/agentevolver/llm"
 )
@@ -20,7 +20,7 @@ import (
 type Client struct {
 	cfg    Config
 	sdk    oai.Client
-	slots  chan struct{} // nil when concurrency is unbounded
+	slots  *parallel.Limiter // nil when concurrency is unbounded
 	logger *slog.Logger
 	// wait sleeps between attempts; tests replace it to observe the waits.
 	wait func(ctx context.Context, d time.Duration) error
@@ -48,7 +48,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	c := &Client{cfg: cfg, sdk: oai.NewClient(opts...), logger: cfg.Logger, wait: retry.Sleep}
 	if cfg.MaxConcurrency > 0 {
-		c.slots = make(chan struct{}, cfg.MaxConcurrency)
+		c.slots = parallel.NewLimiter(cfg.MaxConcurrency)
 	}
 	return c, nil
 }
@@ -223,23 +223,9 @@ func (c *Client) send(ctx context.Context, request func(ctx context.Context, req
 }
 
 // acquire takes a concurrency slot, waiting no longer than ctx allows.
-func (c *Client) acquire(ctx context.Context) error {
-	if c.slots == nil {
-		return ctx.Err()
-	}
-	select {
-	case c.slots <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (c *Client) acquire(ctx context.Context) error { return c.slots.Acquire(ctx) }
 
-func (c *Client) release() {
-	if c.slots != nil {
-		<-c.slots
-	}
-}
+func (c *Client) release() { c.slots.Release() }
 
 // retryAfterOf returns the server's Retry-After hint carried by err, if any.
 func retryAfterOf(err error) time.Duration {

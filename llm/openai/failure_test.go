@@ -464,7 +464,9 @@ func TestChatCallerDeadlineIsNotUnavailable(t *testing.T) {
 func TestChatCallTimeoutSkipsSlotQueue(t *testing.T) {
 	s := newScriptedServer(t, ok200)
 	c := newTestClient(t, s, func(c *Config) { c.MaxConcurrency = 1; c.CallTimeout = time.Second })
-	c.slots <- struct{}{} // another caller holds the only slot
+	if err := c.acquire(testContext(t)); err != nil { // another caller holds the only slot
+		t.Fatal(err)
+	}
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.Chat(testContext(t), userMessages("hi"), llm.ChatOptions{})

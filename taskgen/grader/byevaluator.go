@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/org/agentevolver/agentflow"
+	"github.com/org/agentevolver/internal/parallel"
 )
 
 // ByEvaluator is a RewardCalculator that grades each episode with the
@@ -23,7 +24,7 @@ import (
 // safe for concurrent use.
 type ByEvaluator struct {
 	cfg     Config
-	sem     chan struct{}
+	sem     *parallel.Limiter
 	mu      sync.Mutex
 	graders map[string]agentflow.RewardCalculator
 }

@@ -3,6 +3,7 @@ package grader
 import (
 	"log/slog"
 
+	"github.com/org/agentevolver/internal/parallel"
 	"github.com/org/agentevolver/llm"
 )
 
@@ -82,13 +83,10 @@ func (c Config) logger() *slog.Logger {
 }
 
 // newSemaphore returns the concurrency bound of c, nil for none.
-func (c Config) newSemaphore() chan struct{} {
+func (c Config) newSemaphore() *parallel.Limiter {
 	n := c.MaxConcurrency
 	if n == 0 {
 		n = DefaultMaxConcurrency
 	}
-	if n < 0 {
-		return nil
-	}
-	return make(chan struct{}, n)
+	return parallel.NewLimiter(n) // nil for n < 0
 }

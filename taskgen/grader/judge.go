@@ -10,6 +10,7 @@ import (
 
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/agentflow"
+	"github.com/org/agentevolver/internal/parallel"
 	"github.com/org/agentevolver/llm"
 )
 
@@ -72,7 +73,7 @@ type Judge struct {
 	lim     Limits
 	samples int
 	// sem bounds the requests in flight; nil means no bound.
-	sem  chan struct{}
+	sem  *parallel.Limiter
 	mean *runningMean
 	log  *slog.Logger
 }
@@ -234,26 +235,9 @@ func (j *Judge) chat(ctx context.Context, msgs []agentevolver.Message) (comp llm
 }
 
 // acquire takes a slot of the concurrency bound, or fails when ctx ends.
-func (j *Judge) acquire(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if j.sem == nil {
-		return nil
-	}
-	select {
-	case j.sem <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (j *Judge) acquire(ctx context.Context) error { return j.sem.Acquire(ctx) }
 
-func (j *Judge) release() {
-	if j.sem != nil {
-		<-j.sem
-	}
-}
+func (j *Judge) release() { j.sem.Release() }
 
 // stripThinking drops a reasoning model's inline thinking, so that a
 // <reward> tag it mentions while thinking is not taken for its verdict:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/agentflow"
+	"github.com/org/agentevolver/internal/parallel"
 	"github.com/org/agentevolver/llm"
 )
 
@@ -88,7 +89,7 @@ func New(name string, cfg Config) (agentflow.RewardCalculator, error) {
 }
 
 // build is New with the concurrency bound given.
-func build(name string, cfg Config, sem chan struct{}) (agentflow.RewardCalculator, error) {
+func build(name string, cfg Config, sem *parallel.Limiter) (agentflow.RewardCalculator, error) {
 	resolved := resolve(name, cfg)
 	if resolved == NameEnv {
 		return agentflow.EnvEvaluator{Sparse: true}, nil
