@@ -53,8 +53,11 @@
 // The environment is Options.Env (any envclient.Env, usually an
 // envservice.Manager serving the caller's environment), an env service at
 // env.url, or one built by name from Options.Environments (the command
-// line passes the built-ins of package envs/builtin); the trainer imports
-// no concrete environment. Episodes that fail in the environment are never
+// line passes the built-ins of package envs/builtin). The trainer runs
+// every environment through envclient.Env and its optional capabilities,
+// never through a concrete type; it imports the built-in environments'
+// packages only for their configuration types, which its env section
+// holds as they are (builtin.Config). Episodes that fail in the environment are never
 // trained on or scored: they are counted per cause, and too many of them
 // stop Fit with a [*FailureError] after a checkpoint. An unreachable
 // environment or model endpoint is not a failure of the episodes: Fit

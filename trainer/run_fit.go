@@ -56,7 +56,8 @@ type Options struct {
 	// Environments are the environments the trainer may build by name
 	// (env.type) when neither Env nor env.url is given; the command line
 	// passes builtin.Environments() (package envs/builtin). The trainer
-	// itself knows no concrete environment.
+	// calls no concrete environment itself: only these factories build
+	// one.
 	Environments map[string]builtin.Factory
 	// Reward scores episodes in place of the environment's own evaluation
 	// (agentflow.EnvEvaluator), in training and validation.
