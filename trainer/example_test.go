@@ -6,7 +6,6 @@ import (
 	"log"
 	"os"
 
-	"github.com/org/agentevolver/envs/builtin"
 	"github.com/org/agentevolver/trainer"
 )
 
@@ -17,7 +16,7 @@ func ExampleTrainer_Fit() {
 		log.Fatal(err)
 	}
 	// The command line builds env.type "toolworld" from the same registry.
-	t, err := trainer.New(cfg, trainer.Options{Output: os.Stdout, Environments: builtin.Environments()})
+	t, err := trainer.New(cfg, trainer.Options{Output: os.Stdout}) // the built-in environments by env.type
 	if err != nil {
 		log.Fatal(err)
 	}

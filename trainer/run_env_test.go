@@ -75,3 +75,18 @@ func TestFitPassesEnvToken(t *testing.T) {
 		t.Error("the checkpoint's config.yaml holds the token")
 	}
 }
+
+// TestEnvironmentsDefault checks that nil Options.Environments means the
+// built-in environments and an empty map means none.
+func TestEnvironmentsDefault(t *testing.T) {
+	cfg := FromScratchConfig()
+	if err := checkEnvSource(cfg, Options{}, "toolworld"); err != nil {
+		t.Errorf("nil Environments: %v", err)
+	}
+	if err := checkEnvSource(cfg, Options{Environments: map[string]builtin.Factory{}}, "toolworld"); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "empty") {
+		t.Errorf("empty Environments: %v", err)
+	}
+	if err := checkEnvSource(cfg, Options{}, "appworld"); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "toolworld") {
+		t.Errorf("unknown env.type: %v", err)
+	}
+}

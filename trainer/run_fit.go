@@ -54,10 +54,10 @@ type Options struct {
 	// holds, or on Env itself.
 	Env envclient.Env
 	// Environments are the environments the trainer may build by name
-	// (env.type) when neither Env nor env.url is given; the command line
-	// passes builtin.Environments() (package envs/builtin). The trainer
-	// calls no concrete environment itself: only these factories build
-	// one.
+	// (env.type) when neither Env nor env.url is given: an allow-list,
+	// nil meaning builtin.Environments() (package envs/builtin), an empty
+	// map none. The trainer calls no concrete environment itself: only
+	// these factories build one.
 	Environments map[string]builtin.Factory
 	// Reward scores episodes in place of the environment's own evaluation
 	// (agentflow.EnvEvaluator), in training and validation.

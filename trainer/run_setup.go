@@ -14,6 +14,7 @@ import (
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/attribution"
 	"github.com/org/agentevolver/envclient"
+	"github.com/org/agentevolver/envs/builtin"
 	"github.com/org/agentevolver/envservice"
 	"github.com/org/agentevolver/llm"
 	"github.com/org/agentevolver/model"
@@ -83,15 +84,25 @@ func callerEnvironment(env envclient.Env, envType string) *environment {
 	return e
 }
 
+// environments returns the factories the run may build environments
+// with: Options.Environments, the built-in ones when it is nil.
+func (o Options) environments() map[string]builtin.Factory {
+	if o.Environments == nil {
+		return builtin.Environments()
+	}
+	return o.Environments
+}
+
 // checkEnvSource reports up front an environment the run cannot open.
 func checkEnvSource(cfg Config, opts Options, envType string) error {
 	if opts.Env != nil || cfg.Env.URL != "" {
 		return nil
 	}
-	if _, ok := opts.Environments[envType]; !ok {
-		known := slices.Sorted(maps.Keys(opts.Environments))
+	envs := opts.environments()
+	if _, ok := envs[envType]; !ok {
+		known := slices.Sorted(maps.Keys(envs))
 		if len(known) == 0 {
-			return fmt.Errorf("%w: no environment: pass Options.Env (your own, for example an envservice.Manager), set env.url, or pass Options.Environments (builtin.Environments() of package github.com/org/agentevolver/envs/builtin) to build env.type %q", ErrConfig, envType)
+			return fmt.Errorf("%w: no environment: Options.Environments is empty; pass Options.Env (your own, for example an envservice.Manager), set env.url, or leave Options.Environments nil for the built-in ones to build env.type %q", ErrConfig, envType)
 		}
 		return fmt.Errorf("%w: env.type %q is not in Options.Environments (%s); set env.url to use an env service", ErrConfig, envType, strings.Join(known, ", "))
 	}
@@ -126,7 +137,7 @@ func openEnvironment(ctx context.Context, cfg Config, opts Options, log *slog.Lo
 	if envCfg.LoadPolicy == nil {
 		envCfg.LoadPolicy = LoadChatModel
 	}
-	impl, err := opts.Environments[envType](ctx, envCfg, log)
+	impl, err := opts.environments()[envType](ctx, envCfg, log)
 	if err != nil {
 		return nil, fmt.Errorf("trainer: environment %s: %w", envType, err)
 	}
