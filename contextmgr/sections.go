@@ -58,3 +58,16 @@ func (s SelfClipConfig) Apply(c *Config) {
 
 // Apply sets the section's settings in c.
 func (s MemoryConfig) Apply(c *Config) { c.MaxSamples = s.MaxSamples }
+
+// PerCallConfig is the context manager's part of a run configuration's
+// rollout.per_call section, the settings of PerCall: one sample per model
+// call, the environment's state as the prompt (the reference's
+// AgentscopeCMT). The trainer adds how its samples enter GRPO.
+type PerCallConfig struct {
+	// MaxSamples bounds an episode's samples (max_sample_per_task; 0: no
+	// bound).
+	MaxSamples int `yaml:"max_sample_per_task"`
+}
+
+// Apply sets the section's settings in c.
+func (s PerCallConfig) Apply(c *Config) { c.MaxSamples = s.MaxSamples }

@@ -24,4 +24,9 @@ func TestSectionsApply(t *testing.T) {
 	if m.MaxSamples != 5 || m.ForceThink {
 		t.Errorf("memory: %+v", m)
 	}
+	var pc contextmgr.Config
+	contextmgr.PerCallConfig{MaxSamples: 9}.Apply(&pc)
+	if pc.MaxSamples != 9 || pc.ForceThink {
+		t.Errorf("per_call: %+v", pc)
+	}
 }

@@ -266,13 +266,12 @@ const (
 	GroupWeightingCall = "call"
 )
 
-// PerCallConfig configures the per_call context manager: one sample per
-// model call, the environment's state as the prompt (the reference's
-// AgentscopeCMT).
+// PerCallConfig is the rollout.per_call section: the context manager's
+// settings (contextmgr.PerCallConfig) and how its call-samples enter GRPO,
+// which is the trainer's.
 type PerCallConfig struct {
-	// MaxSamples bounds an episode's samples (max_sample_per_task; 0: no
-	// bound).
-	MaxSamples int `yaml:"max_sample_per_task"`
+	// The context manager's own settings (max_sample_per_task).
+	contextmgr.PerCallConfig `yaml:",inline"`
 	// GroupWeighting is how an episode's call-samples enter GRPO:
 	// GroupWeightingEpisode ("episode", the default; "" means it) or
 	// GroupWeightingCall ("call", the reference's).

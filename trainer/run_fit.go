@@ -579,7 +579,7 @@ func (r *run) contextConfig(policy llm.ChatModel) contextmgr.Config {
 	case contextmgr.StrategyMemory:
 		ro.Memory.Apply(&c)
 	case contextmgr.StrategyPerCall:
-		c.MaxSamples = ro.PerCall.MaxSamples
+		ro.PerCall.Apply(&c)
 	}
 	return c
 }
