@@ -43,8 +43,8 @@
 //     (model/policy.go and model/batcher.go: the prefix cache and the
 //     continuous batching of concurrent episodes); on servers it is
 //     llm/fleet.Fleet (load balancing, health checks, LoRA adapters loaded
-//     at run time), which the trainer keeps on the current step's adapter
-//     (trainer/run_remote.go publishes it before a step's first request);
+//     at run time), kept on the current step's adapter by a
+//     fleet.Publisher, which publishes it before a step's first request;
 //     any OpenAI-compatible endpoint is llm/openai.Client;
 //   - scoring: a RewardCalculator, by default the environment's Evaluate.
 //

@@ -3,17 +3,12 @@ package trainer
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
-	"time"
 
-	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/llm"
 	"github.com/org/agentevolver/llm/fleet"
 )
@@ -99,24 +94,18 @@ func (r *run) behaviourLogProbs() bool {
 }
 
 // remotePolicy samples through a fleet of OpenAI-compatible servers and
-// keeps them on the policy's current adapter: before the first request of
-// each RL step (and of the validation after it) it writes the adapter as
-// a PEFT directory and publishes it, so every request of a step names the
-// adapter of the weights the step's update starts from. The weights change
-// only in the warm start, which samples nothing, and in RL updates, after
-// each of which the run's step count grows; so the step is the adapter's
-// version.
+// keeps them on the policy's current adapter (fleet.Publisher): before the
+// first request of each RL step (and of the validation after it) the
+// adapter is exported as a PEFT directory and published, so every request
+// of a step names the adapter of the weights the step's update starts
+// from. The weights change only in the warm start, which samples nothing,
+// and in RL updates, after each of which the run's step count grows; so
+// the step is the adapter's version.
 type remotePolicy struct {
-	r       *run
-	fleet   *fleet.Fleet
-	dir     string // absolute: the servers read it
-	session string // distinguishes this process's adapters from an earlier session's
+	*fleet.Publisher
 
-	mu        sync.Mutex
-	published int // the step whose adapter the fleet serves; -1 before the first
-	attempt   int // publishes so far, so that a retried step loads under a new name
-	publishS  float64
-	last      fleet.Stats
+	mu   sync.Mutex
+	last fleet.Stats
 }
 
 // newRemotePolicy builds the fleet of rollout.remote.
@@ -151,80 +140,36 @@ func (r *run) newRemotePolicy() (*remotePolicy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: rollout.remote: %w", ErrConfig, err)
 	}
-	var nonce [4]byte
-	_, _ = rand.Read(nonce[:])
-	r.log.Info("trainer: remote rollouts", "servers", len(rc.BaseURLs), "adapter_dir", dir)
-	return &remotePolicy{r: r, fleet: f, dir: dir, session: hex.EncodeToString(nonce[:]), published: -1}, nil
-}
-
-// Chat publishes the current adapter if the fleet does not serve it yet,
-// then samples through the fleet.
-func (p *remotePolicy) Chat(ctx context.Context, messages []agentevolver.Message, opts llm.ChatOptions) (llm.Completion, error) {
-	if err := p.ensurePublished(ctx); err != nil {
-		return llm.Completion{}, err
-	}
-	return p.fleet.Chat(ctx, messages, opts)
-}
-
-// ensurePublished makes the fleet serve the adapter of the run's current
-// step: written to dir/step_NNNNNN, loaded into every server under a name
-// unique to this process and attempt, and named by the following
-// requests. Concurrent callers wait for one publish.
-func (p *remotePolicy) ensurePublished(ctx context.Context) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	step := p.r.state.Step
-	if p.published == step {
-		return nil
-	}
-	began := time.Now()
-	defer func() { p.publishS += time.Since(began).Seconds() }()
-	dir := filepath.Join(p.dir, checkpointName(step))
-	if err := p.r.m.ExportAdapter(ctx, dir, p.r.adapterBaseName()); err != nil {
-		return fmt.Errorf("trainer: publish adapter: %w", err)
-	}
-	p.attempt++
-	name := fmt.Sprintf("%s-%s-%s-%d", p.r.cfg.Trainer.ExperimentName, checkpointName(step), p.session, p.attempt)
-	if err := p.fleet.Publish(ctx, name, dir); err != nil {
-		return fmt.Errorf("trainer: publish adapter of step %d: %w", step, err)
-	}
-	p.published = step
-	p.r.log.Info("trainer: adapter published", "step", step, "name", name, "dir", dir)
-	p.prune(dir)
-	return nil
-}
-
-// prune removes published adapter directories beyond the newest
-// keptAdapters (never current); failures are logged.
-func (p *remotePolicy) prune(current string) {
-	names, err := listCheckpoints(p.dir) // the same step_NNNNNN names, newest first
+	pub, err := fleet.NewPublisher(fleet.PublisherConfig{
+		Fleet:   f,
+		Dir:     dir,
+		Prefix:  r.cfg.Trainer.ExperimentName,
+		Version: func() int { return r.state.Step },
+		Export: func(ctx context.Context, dir string) error {
+			return r.m.ExportAdapter(ctx, dir, r.adapterBaseName())
+		},
+		Keep:   keptAdapters,
+		Logger: r.log,
+	})
 	if err != nil {
-		p.r.log.Warn("trainer: listing published adapters", "err", err)
-		return
+		return nil, fmt.Errorf("%w: rollout.remote: %w", ErrConfig, err)
 	}
-	names = slices.DeleteFunc(names, func(n string) bool { return filepath.Join(p.dir, n) == current })
-	if len(names) < keptAdapters {
-		return
-	}
-	for _, n := range names[keptAdapters-1:] {
-		if err := os.RemoveAll(filepath.Join(p.dir, n)); err != nil {
-			p.r.log.Warn("trainer: removing an old published adapter", "dir", n, "err", err)
-		}
-	}
+	r.log.Info("trainer: remote rollouts", "servers", len(rc.BaseURLs), "adapter_dir", dir)
+	return &remotePolicy{Publisher: pub}, nil
 }
 
 // metrics adds the fleet's counters since the last call.
 func (p *remotePolicy) metrics(m map[string]float64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	now := p.fleet.Stats()
+	now := p.Fleet().Stats()
 	m["remote/servers_up"] = float64(now.InRotation)
 	m["remote/requests"] = float64(now.Requests - p.last.Requests)
 	m["remote/failed_requests"] = float64(now.Failed - p.last.Failed)
 	m["remote/stale_responses"] = float64(now.Stale - p.last.Stale)
 	m["remote/evictions"] = float64(now.Evictions - p.last.Evictions)
-	m["time/publish_s"] = p.publishS
-	p.last, p.publishS = now, 0
+	m["time/publish_s"] = p.TakePublishSeconds()
+	p.last = now
 }
 
 // remoteMetrics adds the remote engine's metrics of the step, if the run

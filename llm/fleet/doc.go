@@ -37,6 +37,11 @@
 // left on a server (it crashed before unloading them) are unloaded when
 // the fleet first reaches the server; the trainer uses the run's name.
 //
+// A [Publisher] keeps a fleet on the version of the weights being trained:
+// before the first request of each version it exports the adapter,
+// publishes it under a name unique to the process and attempt, and prunes
+// older exports. It is the trainer's remote rollout engine.
+//
 // Base URLs are API roots as vLLM prints them ("http://host:8000/v1");
 // every endpoint above is relative to them.
 package fleet
