@@ -157,6 +157,26 @@ var quickMechanismChecks = map[string]func(t *testing.T, out string){
 			}
 		}
 	},
+	// The ablation: every arm trains (a gradient), questioning mixes
+	// synthetic tasks in, navigating retrieves and strips experience and
+	// computes the off-policy loss, attributing fuses step labels.
+	"ablation.yaml": func(t *testing.T, out string) {
+		for _, arm := range []string{"base", "q", "q-n", "q-a", "q-n-a"} {
+			m := quickMetrics(t, out, "ablation-quick", arm)
+			if maxOf(m, "actor/grad_norm") <= 0 {
+				t.Errorf("%s: no gradient in any step: %v", arm, m["actor/grad_norm"])
+			}
+			if arm != "base" && maxOf(m, "tasks/synthetic_share") <= 0 {
+				t.Errorf("%s: no synthetic task trained: %v", arm, m["tasks/synthetic_share"])
+			}
+			if strings.Contains(arm, "n") && (maxOf(m, "exp/retrieval_hits") <= 0 || maxOf(m, "actor/exp_token_share") <= 0 || maxAbsOf(m, "actor/off_pg_loss") == 0) {
+				t.Errorf("%s: the experience path did not train (retrievals, stripped share, off-policy loss)", arm)
+			}
+			if strings.HasSuffix(arm, "a") && len(m["prm/alpha"]) == 0 {
+				t.Errorf("%s: no prm/ metrics", arm)
+			}
+		}
+	},
 	// ADCA: the step judge labelled steps and the fusion replaced the
 	// advantages.
 	"adca.yaml": func(t *testing.T, out string) {
