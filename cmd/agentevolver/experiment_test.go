@@ -177,6 +177,13 @@ var quickMechanismChecks = map[string]func(t *testing.T, out string){
 			}
 		}
 	},
+	// Questioning: the arm with synthesis trains on synthetic tasks.
+	"questioning.yaml": func(t *testing.T, out string) {
+		m := quickMetrics(t, out, "questioning-quick", "human-20-synth")
+		if maxOf(m, "tasks/synthetic_share") <= 0 || maxOf(m, "actor/grad_norm") <= 0 {
+			t.Errorf("human-20-synth: synthetic share %v, gradient norm %v", m["tasks/synthetic_share"], m["actor/grad_norm"])
+		}
+	},
 	// ADCA: the step judge labelled steps and the fusion replaced the
 	// advantages.
 	"adca.yaml": func(t *testing.T, out string) {
