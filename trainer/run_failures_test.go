@@ -14,6 +14,7 @@ import (
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/agentflow"
 	"github.com/org/agentevolver/envclient"
+	"github.com/org/agentevolver/envs/builtin"
 	"github.com/org/agentevolver/envservice"
 	"github.com/org/agentevolver/runlog"
 )
@@ -272,8 +273,11 @@ func TestNewReportsMissingCapabilities(t *testing.T) {
 	if _, err := New(cfg, Options{Env: m}); err == nil || !strings.Contains(err.Error(), "serves echo") {
 		t.Errorf("err = %v, want env.type not served", err)
 	}
-	if _, err := New(FromScratchConfig(), Options{}); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "Options.Environments") {
+	if _, err := New(FromScratchConfig(), Options{Environments: map[string]builtin.Factory{}}); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "Options.Environments") {
 		t.Errorf("err = %v, want a missing-environment error", err)
+	}
+	if _, err := New(FromScratchConfig(), Options{}); err != nil {
+		t.Errorf("nil Options.Environments (the built-in ones): %v", err)
 	}
 }
 
