@@ -16,6 +16,7 @@ import (
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/agentflow"
 	"github.com/org/agentevolver/internal/fsutil"
+	"github.com/org/agentevolver/internal/stepdir"
 	"github.com/org/agentevolver/model"
 	"github.com/org/agentevolver/trainer/checkpoint"
 	"github.com/org/agentevolver/trainer/optim"
@@ -116,37 +117,11 @@ func (r *run) save(ctx context.Context) error {
 
 // checkpointName is the directory name of the checkpoint after step RL
 // steps.
-func checkpointName(step int) string { return fmt.Sprintf("step_%06d", step) }
+func checkpointName(step int) string { return stepdir.Name(step) }
 
 // listCheckpoints returns the complete checkpoint directories under root
 // (step_NNNNNN, no temporary ones), newest first.
-func listCheckpoints(root string) ([]string, error) {
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		return nil, err
-	}
-	type ckpt struct {
-		name string
-		step int
-	}
-	var found []ckpt
-	for _, e := range entries {
-		var step int
-		if !e.IsDir() {
-			continue
-		}
-		if _, err := fmt.Sscanf(e.Name(), "step_%d", &step); err != nil || e.Name() != checkpointName(step) {
-			continue
-		}
-		found = append(found, ckpt{e.Name(), step})
-	}
-	slices.SortFunc(found, func(a, b ckpt) int { return b.step - a.step })
-	names := make([]string, len(found))
-	for i, c := range found {
-		names[i] = c.name
-	}
-	return names, nil
-}
+func listCheckpoints(root string) ([]string, error) { return stepdir.List(root) }
 
 // pruneCheckpoints removes the checkpoints beyond the newest
 // max_checkpoints_to_keep (never current, the one just saved) and any
@@ -261,8 +236,7 @@ func readLatest(root string) (string, error) {
 		return "", err
 	}
 	name := strings.TrimSpace(string(data))
-	var step int
-	if _, err := fmt.Sscanf(name, "step_%d", &step); err != nil || name != checkpointName(step) {
+	if _, ok := stepdir.Parse(name); !ok {
 		return "", fmt.Errorf("%w: %s names %q", ErrNoCheckpoint, filepath.Join(root, latestFile), name)
 	}
 	return name, nil

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/internal/stepdir"
 	"github.com/org/agentevolver/llm"
 )
 
@@ -87,9 +88,6 @@ func NewPublisher(cfg PublisherConfig) (*Publisher, error) {
 	return &Publisher{cfg: cfg, session: hex.EncodeToString(nonce[:]), log: log, published: -1}, nil
 }
 
-// VersionDir is the directory name of an exported version.
-func VersionDir(version int) string { return fmt.Sprintf("step_%06d", version) }
-
 // Chat publishes the current version if the fleet does not serve it yet,
 // then samples through the fleet.
 func (p *Publisher) Chat(ctx context.Context, messages []agentevolver.Message, opts llm.ChatOptions) (llm.Completion, error) {
@@ -109,12 +107,12 @@ func (p *Publisher) Ensure(ctx context.Context) error {
 	}
 	began := time.Now()
 	defer func() { p.publishS += time.Since(began).Seconds() }()
-	dir := filepath.Join(p.cfg.Dir, VersionDir(version))
+	dir := filepath.Join(p.cfg.Dir, stepdir.Name(version))
 	if err := p.cfg.Export(ctx, dir); err != nil {
 		return fmt.Errorf("fleet: export adapter: %w", err)
 	}
 	p.attempt++
-	name := fmt.Sprintf("%s-%s-%s-%d", p.cfg.Prefix, VersionDir(version), p.session, p.attempt)
+	name := fmt.Sprintf("%s-%s-%s-%d", p.cfg.Prefix, stepdir.Name(version), p.session, p.attempt)
 	if err := p.cfg.Fleet.Publish(ctx, name, dir); err != nil {
 		return fmt.Errorf("fleet: publish adapter of step %d: %w", version, err)
 	}
@@ -140,36 +138,18 @@ func (p *Publisher) Fleet() *Fleet { return p.cfg.Fleet }
 // prune removes exported directories beyond the newest Keep (never
 // current); failures are logged.
 func (p *Publisher) prune(current string) {
-	entries, err := os.ReadDir(p.cfg.Dir)
+	names, err := stepdir.List(p.cfg.Dir)
 	if err != nil {
 		p.log.Warn("fleet: listing published adapters", "err", err)
 		return
 	}
-	type version struct {
-		name string
-		n    int
-	}
-	var found []version
-	for _, e := range entries {
-		var n int
-		if !e.IsDir() {
-			continue
-		}
-		if _, err := fmt.Sscanf(e.Name(), "step_%d", &n); err != nil || e.Name() != VersionDir(n) {
-			continue
-		}
-		if filepath.Join(p.cfg.Dir, e.Name()) == current {
-			continue
-		}
-		found = append(found, version{e.Name(), n})
-	}
-	slices.SortFunc(found, func(a, b version) int { return b.n - a.n })
-	if len(found) < p.cfg.Keep {
+	names = slices.DeleteFunc(names, func(n string) bool { return filepath.Join(p.cfg.Dir, n) == current })
+	if len(names) < p.cfg.Keep {
 		return
 	}
-	for _, v := range found[p.cfg.Keep-1:] {
-		if err := os.RemoveAll(filepath.Join(p.cfg.Dir, v.name)); err != nil {
-			p.log.Warn("fleet: removing an old published adapter", "dir", v.name, "err", err)
+	for _, n := range names[p.cfg.Keep-1:] {
+		if err := os.RemoveAll(filepath.Join(p.cfg.Dir, n)); err != nil {
+			p.log.Warn("fleet: removing an old published adapter", "dir", n, "err", err)
 		}
 	}
 }
