@@ -670,7 +670,7 @@ func (c Config) Validate() error {
 	}
 	check(c.Env.URL == "" || !c.Env.Companion, "env.url and env.companion are exclusive")
 	if err := c.Env.Toolworld.Validate(); err != nil {
-		check(false, "env.toolworld.%s", strings.TrimPrefix(err.Error(), "toolworld: "))
+		errs = append(errs, "env.toolworld."+strings.TrimPrefix(err.Error(), "toolworld: "))
 	}
 	check(c.Tasks.N >= 0 && c.Tasks.MaxExploreSeeds >= 0 && c.Tasks.MaxExploreSteps >= 0 && c.Tasks.Concurrency >= 0 && c.Tasks.RegenerateEvery >= 0,
 		"task_manager: n, max_explore_seeds, max_explore_steps, concurrency and regenerate_every must be >= 0")

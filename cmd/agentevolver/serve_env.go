@@ -158,14 +158,13 @@ Flags:
 	// train would use when neither is given, but the environments' own
 	// defaults for toolworld, as before) configure the environments;
 	// --seed and --compact still set toolworld's.
-	envCfg := builtin.Config{Toolworld: toolworld.Config{Seed: *seed, Compact: *compact}, LoadPolicy: trainer.LoadChatModel}
+	envCfg := builtin.Config{Toolworld: toolworld.Config{Seed: *seed, Compact: *compact}}
 	if len(configs) > 0 || len(sets) > 0 {
 		cfg, err := trainer.LoadConfig(configs, sets)
 		if err != nil {
 			return err
 		}
 		envCfg = cfg.Env.Config
-		envCfg.LoadPolicy = trainer.LoadChatModel
 		fs.Visit(func(f *flag.Flag) {
 			switch f.Name {
 			case "seed":
@@ -175,6 +174,7 @@ Flags:
 			}
 		})
 	}
+	envCfg.LoadPolicy = trainer.LoadChatModel // Avalon's snapshot opponents
 	factories := builtin.Environments()
 	var names []string
 	for name := range strings.SplitSeq(*envs, ",") {
