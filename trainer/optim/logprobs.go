@@ -88,19 +88,34 @@ type ReferenceConfig struct {
 // adapters off, model.AdaptersOff, is: the optimiser never changes the
 // base). NewReference copies the policy's variables instead.
 func NewContextReference(backend backends.Backend, vars *mlctx.Context, policy Policy, cfg ReferenceConfig) (*Reference, error) {
+	cfg, err := referenceConfig(backend, vars, policy, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return newReference(backend, vars, policy, cfg), nil
+}
+
+// referenceConfig checks the arguments of NewReference and
+// NewContextReference and returns cfg with its defaults.
+func referenceConfig(backend backends.Backend, vars *mlctx.Context, policy Policy, cfg ReferenceConfig) (ReferenceConfig, error) {
 	if backend == nil || vars == nil || policy == nil {
-		return nil, fmt.Errorf("%w: backend, vars and policy are required", ErrConfig)
+		return cfg, fmt.Errorf("%w: backend, policy variables and policy are required", ErrConfig)
 	}
 	if cfg.Temperature == 0 {
 		cfg.Temperature = 1
 	}
 	if !(cfg.Temperature > 0) || cfg.MicroBatchSize < 0 {
-		return nil, fmt.Errorf("%w: temperature %v, micro-batch size %d", ErrConfig, cfg.Temperature, cfg.MicroBatchSize)
+		return cfg, fmt.Errorf("%w: temperature %v, micro-batch size %d", ErrConfig, cfg.Temperature, cfg.MicroBatchSize)
 	}
+	return cfg, nil
+}
+
+// newReference is a Reference reading vars, with cfg's defaults set.
+func newReference(backend backends.Backend, vars *mlctx.Context, policy Policy, cfg ReferenceConfig) *Reference {
 	return &Reference{prober: logProber{
 		backend: backend, vars: vars, policy: policy,
 		temperature: cfg.Temperature, microBatch: cfg.MicroBatchSize,
-	}}, nil
+	}}
 }
 
 // NewReference copies the model variables of policyVars (initialising
@@ -110,14 +125,8 @@ func NewContextReference(backend backends.Backend, vars *mlctx.Context, policy P
 // Updater keeps under "/trainer"), trainable or not, so a policy whose
 // base weights are frozen (LoRA) is copied whole: base and adapters.
 func NewReference(backend backends.Backend, policyVars *mlctx.Context, policy Policy, cfg ReferenceConfig) (ref *Reference, err error) {
-	if backend == nil || policyVars == nil || policy == nil {
-		return nil, fmt.Errorf("%w: backend, policyVars and policy are required", ErrConfig)
-	}
-	if cfg.Temperature == 0 {
-		cfg.Temperature = 1
-	}
-	if !(cfg.Temperature > 0) || cfg.MicroBatchSize < 0 {
-		return nil, fmt.Errorf("%w: temperature %v, micro-batch size %d", ErrConfig, cfg.Temperature, cfg.MicroBatchSize)
+	if cfg, err = referenceConfig(backend, policyVars, policy, cfg); err != nil {
+		return nil, err
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -145,10 +154,7 @@ func NewReference(backend backends.Backend, policyVars *mlctx.Context, policy Po
 	if n == 0 {
 		return nil, fmt.Errorf("%w: the policy context has no model variables", ErrConfig)
 	}
-	return &Reference{prober: logProber{
-		backend: backend, vars: frozen, policy: policy,
-		temperature: cfg.Temperature, microBatch: cfg.MicroBatchSize,
-	}}, nil
+	return newReference(backend, frozen, policy, cfg), nil
 }
 
 // LogProbs computes the reference policy's log-probs of t's response
