@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/internal/retry"
 	"github.com/org/agentevolver/llm"
 )
 
@@ -109,9 +110,9 @@ func (e *ReMeError) Is(target error) bool {
 // transiently.
 func (e *ReMeError) Unavailable() bool {
 	if e.StatusCode != 0 && e.StatusCode != http.StatusOK {
-		return transientStatus(e.StatusCode)
+		return retry.TransientStatus(e.StatusCode)
 	}
-	return errors.Is(e.Err, ErrReMeTimeout) || (e.Err != nil && isTransportFailure(e.Err))
+	return errors.Is(e.Err, ErrReMeTimeout) || (e.Err != nil && retry.TransportFailure(e.Err))
 }
 
 // ReMeConfig configures a ReMe client. Zero values mean the reference's

@@ -2,19 +2,15 @@ package experience
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"strings"
-	"syscall"
 )
 
 // The helpers of ReMeClient's HTTP exchange. (OpenAIEmbedder goes through
-// llm/openai, which has its own.)
+// llm/openai; which failures are transient is internal/retry's, for
+// both.)
 
 // maxErrorBodyBytes bounds how much of an error response is read.
 const maxErrorBodyBytes = 64 << 10
@@ -95,28 +91,4 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 		return n + int(b.remaining), fmt.Errorf("%w: over the limit", b.tooLarge)
 	}
 	return n, err
-}
-
-// transientStatus reports an HTTP status worth retrying later: 408, 409,
-// 429 and 5xx, as llm/openai retries.
-func transientStatus(s int) bool {
-	return s == http.StatusRequestTimeout || s == http.StatusConflict ||
-		s == http.StatusTooManyRequests || s >= 500
-}
-
-// isTransportFailure reports a failure below HTTP: a refused, reset or
-// broken connection, a connection dropped mid-response, a failed dial or a
-// network timeout.
-func isTransportFailure(err error) bool {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return false
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EPIPE) {
-		return true
-	}
-	var opErr *net.OpError
-	var netErr net.Error
-	return errors.As(err, &opErr) || (errors.As(err, &netErr) && netErr.Timeout())
 }

@@ -2,11 +2,15 @@ package retry
 
 import (
 	"context"
+	"errors"
+	"io"
 	"math"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -136,4 +140,28 @@ func clamp(ns float64) (time.Duration, bool) {
 		return MaxRetryAfter, true
 	}
 	return time.Duration(ns), true
+}
+
+// TransientStatus reports an HTTP status worth retrying later: 408, 409,
+// 429 and 5xx.
+func TransientStatus(s int) bool {
+	return s == http.StatusRequestTimeout || s == http.StatusConflict ||
+		s == http.StatusTooManyRequests || s >= 500
+}
+
+// TransportFailure reports a failure below HTTP, worth retrying: a
+// refused, reset or broken connection, a connection dropped mid-response,
+// a failed dial or a network timeout. The end of a context is not one.
+func TransportFailure(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EPIPE) {
+		return true
+	}
+	var opErr *net.OpError
+	var netErr net.Error
+	return errors.As(err, &opErr) || (errors.As(err, &netErr) && netErr.Timeout())
 }

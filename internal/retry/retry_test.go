@@ -3,9 +3,13 @@ package retry
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
+	"net"
 	"net/http"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -244,4 +248,30 @@ func pair(d time.Duration, ok bool) struct {
 		d  time.Duration
 		ok bool
 	}{d, ok}
+}
+
+// TestTransientStatusAndTransportFailure checks which statuses and errors
+// are worth retrying.
+func TestTransientStatusAndTransportFailure(t *testing.T) {
+	for s, want := range map[int]bool{408: true, 409: true, 429: true, 500: true, 503: true, 400: false, 401: false, 404: false, 200: false} {
+		if got := TransientStatus(s); got != want {
+			t.Errorf("TransientStatus(%d) = %v, want %v", s, got, want)
+		}
+	}
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{syscall.ECONNREFUSED, true},
+		{fmt.Errorf("read: %w", syscall.ECONNRESET), true},
+		{io.ErrUnexpectedEOF, true},
+		{&net.OpError{Op: "dial", Err: errors.New("no route")}, true},
+		{context.Canceled, false},
+		{fmt.Errorf("dial: %w", context.DeadlineExceeded), false},
+		{errors.New("bad json"), false},
+	} {
+		if got := TransportFailure(tc.err); got != tc.want {
+			t.Errorf("TransportFailure(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
 }

@@ -61,13 +61,10 @@ func retryable(err error) bool {
 		case -1:
 			return false
 		}
-		switch s := apiErr.StatusCode; {
-		case s == http.StatusTooManyRequests:
+		if apiErr.StatusCode == http.StatusTooManyRequests {
 			return apiErr.Code != "insufficient_quota"
-		case s == http.StatusRequestTimeout, s == http.StatusConflict, s >= 500:
-			return true
 		}
-		return false
+		return retry.TransientStatus(apiErr.StatusCode)
 	}
 	return errors.Is(err, ErrTimeout) || errors.Is(err, ErrTransport)
 }

@@ -1,17 +1,15 @@
 package openai
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/openai/openai-go/v3/option"
+	"github.com/org/agentevolver/internal/retry"
 )
 
 // exchange observes one HTTP attempt from inside the SDK's middleware chain:
@@ -94,17 +92,9 @@ func transportError(err error) error {
 func isTransport(err error) bool {
 	var te *TransportError
 	var apiErr *APIError
-	switch {
-	case errors.As(err, &te), errors.As(err, &apiErr),
-		errors.Is(err, ErrResponseTooLarge), errors.Is(err, ErrMalformedResponse),
-		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+	if errors.As(err, &te) || errors.As(err, &apiErr) ||
+		errors.Is(err, ErrResponseTooLarge) || errors.Is(err, ErrMalformedResponse) {
 		return false
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF),
-		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNREFUSED),
-		errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EPIPE):
-		return true
 	}
-	var opErr *net.OpError
-	var netErr net.Error
-	return errors.As(err, &opErr) || (errors.As(err, &netErr) && netErr.Timeout())
+	return retry.TransportFailure(err)
 }
