@@ -44,6 +44,11 @@
 //     steps, and at the end the final policy, metrics.jsonl, a PNG plot and
 //     summary.json under trainer.output_dir.
 //
+// Metrics go to metrics.jsonl and to the trackers trainer.logger names
+// (console, tensorboard; package runlog/track) and Options.Trackers; the
+// episodes, with their token view, go to episodes.jsonl for the run viewer
+// (trainer.episode_log; package runlog/episodelog, agentevolver view).
+//
 // Every episode is seeded from (seed, phase, step, task, rollout), so with
 // serial rollouts (rollout.concurrency 1) a run resumed from a checkpoint
 // (Options.Resume) reproduces the uninterrupted run bit for bit; with

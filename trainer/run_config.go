@@ -16,8 +16,11 @@ import (
 	"github.com/org/agentevolver/envs/builtin"
 	"github.com/org/agentevolver/envs/toolworld"
 	"github.com/org/agentevolver/experience"
+	"github.com/org/agentevolver/launcher"
 	"github.com/org/agentevolver/model"
 	"github.com/org/agentevolver/models"
+	"github.com/org/agentevolver/runlog/episodelog"
+	"github.com/org/agentevolver/runlog/track"
 	"github.com/org/agentevolver/taskgen"
 	"github.com/org/agentevolver/taskgen/grader"
 	"github.com/org/agentevolver/trainer/objective"
@@ -48,6 +51,9 @@ type Config struct {
 	// ones and graded by their evaluator (the reference's task_manager
 	// section).
 	Tasks taskgen.Config `yaml:"task_manager"`
+	// Launch names the companion services "agentevolver launch" starts
+	// beside training (package launcher); the trainer never reads it.
+	Launch launcher.Config `yaml:"launch"`
 }
 
 // RunConfig is the schedule and bookkeeping of a run.
@@ -105,6 +111,15 @@ type RunConfig struct {
 	// checkpoints (veRL's max_actor_ckpt_to_keep), deleting older ones
 	// after each save; 0 keeps all of them.
 	MaxCheckpointsToKeep int `yaml:"max_checkpoints_to_keep"`
+	// Logger lists the trackers the metrics go to, as the reference's
+	// trainer.logger does: jsonl (metrics.jsonl, always written: the
+	// plot, the summary, resume and the run viewer read it), console (a
+	// line per record on the run's output) and tensorboard (event files
+	// under tensorboard/ in the output directory). A single name is
+	// accepted too. Other trackers are added in code (Options.Trackers).
+	Logger track.List `yaml:"logger"`
+	// EpisodeLog records episodes for the run viewer (agentevolver view).
+	EpisodeLog episodelog.Config `yaml:"episode_log"`
 }
 
 // DefaultOutageTimeout is RunConfig.OutageTimeout's default.
@@ -647,6 +662,12 @@ func (c Config) Validate() error {
 	check(c.Trainer.TestFreq >= 0, "trainer.test_freq %d < 0", c.Trainer.TestFreq)
 	check(c.Trainer.SaveFreq >= 0, "trainer.save_freq %d < 0", c.Trainer.SaveFreq)
 	check(c.Trainer.MaxCheckpointsToKeep >= 0, "trainer.max_checkpoints_to_keep %d < 0", c.Trainer.MaxCheckpointsToKeep)
+	if err := track.CheckNames(c.Trainer.Logger); err != nil {
+		errs = append(errs, "trainer.logger: "+err.Error())
+	}
+	if err := c.Trainer.EpisodeLog.Validate(); err != nil {
+		errs = append(errs, "trainer.episode_log: "+err.Error())
+	}
 	check(c.Data.TrainBatchSize > 0, "data.train_batch_size %d must be > 0", c.Data.TrainBatchSize)
 	check(c.Data.MaxPromptLength > 0, "data.max_prompt_length must be > 0")
 	check(c.Data.MaxResponseLength > 0, "data.max_response_length must be > 0")

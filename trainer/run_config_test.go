@@ -44,7 +44,7 @@ func TestLoadConfigLayers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.Trainer != cfg.Trainer || !reflect.DeepEqual(again.Rollout, cfg.Rollout) || !reflect.DeepEqual(again.Actor, cfg.Actor) || again.Model != cfg.Model {
+	if !reflect.DeepEqual(again.Trainer, cfg.Trainer) || !reflect.DeepEqual(again.Rollout, cfg.Rollout) || !reflect.DeepEqual(again.Actor, cfg.Actor) || again.Model != cfg.Model {
 		t.Fatalf("YAML round trip changed the configuration:\n%+v\n%+v", again, cfg)
 	}
 }

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/org/agentevolver/runlog/episodelog"
+	"github.com/org/agentevolver/runlog/track"
 )
 
 // ErrRunExists reports an output directory that already holds a run, for a
@@ -18,6 +21,7 @@ var ErrRunExists = errors.New("trainer: the output directory already holds a run
 var runFiles = []string{
 	MetricsFile, WarmStartMetricsFile, PlotFile, SummaryFile,
 	CheckpointDir, ReferenceDir, FinalModelDir, TokenizerDir, ExperienceFile,
+	episodelog.FileName, track.TensorBoardDir,
 }
 
 // prepareRunDir creates dir. Unless resuming, a dir holding an earlier

@@ -22,6 +22,8 @@ import (
 	"github.com/org/agentevolver/llm"
 	"github.com/org/agentevolver/model"
 	"github.com/org/agentevolver/runlog"
+	"github.com/org/agentevolver/runlog/episodelog"
+	"github.com/org/agentevolver/runlog/track"
 	"github.com/org/agentevolver/taskgen"
 	"github.com/org/agentevolver/tokenizer"
 	"github.com/org/agentevolver/trainer/objective"
@@ -97,6 +99,11 @@ type Options struct {
 	Mixture taskgen.MixtureStrategy
 	// Hooks plug in task synthesis, experience and attribution.
 	Hooks Hooks
+	// Trackers receive every metrics record besides those trainer.logger
+	// names (a hosted experiment tracker's client, say), after them and
+	// in order. Fit syncs those that are track.Syncers when it finishes
+	// but does not close them: they are the caller's.
+	Trackers []track.Tracker
 }
 
 // Trainer trains a policy as its Config says. Make one with New and call
@@ -189,6 +196,12 @@ type run struct {
 	train   []agentevolver.Task
 	val     []agentevolver.Task
 	metrics *runlog.MetricsWriter
+	// trackers fans metrics out to metrics and the other trackers;
+	// opened are those the run opened (and closes).
+	trackers *track.Multi
+	opened   *track.Multi
+	// episodes records episodes for the run viewer (nil: not recorded).
+	episodes *episodelog.Writer
 	// pool and injector are Options.ExperiencePool and the injector over
 	// it; injected the counts of its last step's metrics.
 	pool      experience.Pool
@@ -499,6 +512,9 @@ func (t *Trainer) open(ctx context.Context) (_ *run, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("trainer: metrics: %w", err)
 	}
+	if err := r.openTrackers(t.opts, resumed); err != nil {
+		return nil, err
+	}
 	if r.policy, err = r.rolloutPolicy(); err != nil {
 		return nil, err
 	}
@@ -511,6 +527,7 @@ func (t *Trainer) open(ctx context.Context) (_ *run, err error) {
 }
 
 func (r *run) close() {
+	r.closeTrackers()
 	if r.metrics != nil {
 		_ = r.metrics.Close()
 	}
@@ -656,6 +673,7 @@ func (r *run) runEpisodes(ctx context.Context, runner *agentflow.Runner, rollout
 		// An outage's episodes are not excluded but run again; the
 		// waiter logs them.
 		tally.log(r.log, phase, step)
+		r.recordEpisodes(phase, step, results, failures)
 	}
 	return results, tally, nil
 }
@@ -688,10 +706,10 @@ var errProbe = errors.New("trainer: prompt probe")
 // record writes one metrics line (nowhere when the run keeps no metrics,
 // as in Evaluate).
 func (r *run) record(step int, values map[string]float64) error {
-	if r.metrics == nil {
+	if r.trackers == nil {
 		return nil
 	}
-	if err := r.metrics.Write(int64(step), values); err != nil {
+	if err := r.trackers.WriteRecord(runlog.Record{Step: int64(step), Time: time.Now(), Values: values}); err != nil {
 		return fmt.Errorf("trainer: metrics: %w", err)
 	}
 	return nil
@@ -699,8 +717,8 @@ func (r *run) record(step int, values map[string]float64) error {
 
 // finish writes the plot, the summary and the table.
 func (r *run) finish(final runlog.ValidationStats) (runlog.Summary, error) {
-	if err := r.metrics.Sync(); err != nil {
-		return runlog.Summary{}, err
+	if err := r.trackers.Sync(); err != nil {
+		return runlog.Summary{}, fmt.Errorf("trainer: metrics: %w", err)
 	}
 	s := runlog.Summary{
 		Seed:              r.cfg.Trainer.Seed,

@@ -14,6 +14,7 @@ import (
 	"github.com/org/agentevolver/contextmgr"
 	"github.com/org/agentevolver/envs/builtin"
 	"github.com/org/agentevolver/experience"
+	"github.com/org/agentevolver/runlog/episodelog"
 	"github.com/org/agentevolver/trainer"
 )
 
@@ -72,6 +73,11 @@ func defaultNotes() []defaultNote {
 		{"trainer.devices", func(c *trainer.Config) bool { return c.Trainer.Devices == 0 }, nil, "0: one device"},
 		{"trainer.backend", func(c *trainer.Config) bool { return c.Trainer.Backend == "" }, nil, "empty: $GOMLX_BACKEND, else the pure-Go backend"},
 		{"trainer.max_checkpoints_to_keep", func(c *trainer.Config) bool { return c.Trainer.MaxCheckpointsToKeep == 0 }, nil, "0: every checkpoint is kept"},
+		{"trainer.episode_log.sample_rate", func(c *trainer.Config) bool { return c.Trainer.EpisodeLog.SampleRate == 0 }, nil, "0: every finished episode (failed ones always)"},
+		{"trainer.episode_log.max_per_step", func(c *trainer.Config) bool { return c.Trainer.EpisodeLog.MaxPerStep == 0 },
+			func(c *trainer.Config) { c.Trainer.EpisodeLog.MaxPerStep = episodelog.DefaultMaxPerStep }, "episodelog.DefaultMaxPerStep"},
+		{"trainer.episode_log.max_bytes", func(c *trainer.Config) bool { return c.Trainer.EpisodeLog.MaxBytes == 0 },
+			func(c *trainer.Config) { c.Trainer.EpisodeLog.MaxBytes = episodelog.DefaultMaxBytes }, "episodelog.DefaultMaxBytes"},
 		{"data.val_tasks", func(c *trainer.Config) bool { return c.Data.ValTasks == 0 }, nil, "0: every task of data.val_split"},
 		{"data.max_difficulty", func(c *trainer.Config) bool { return c.Data.MaxDifficulty == 0 }, nil, "0: tasks of every difficulty"},
 		{"env.type", func(c *trainer.Config) bool { return c.Env.Type == "" && c.Env.URL == "" },

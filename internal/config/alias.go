@@ -82,11 +82,26 @@ func (r *rewriter) walk(node map[string]any, orig, dest string, dt reflect.Type)
 			}
 			continue
 		}
+		if sub, ok := v.(map[string]any); ok {
+			r.nestedOrigins(sub, o, d) // a map field's entries
+		}
 		if err := r.put(d, o, v); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// nestedOrigins records where each key below a mapping that is placed
+// whole (the value of a map field) was set.
+func (r *rewriter) nestedOrigins(node map[string]any, o, d string) {
+	for k, v := range node {
+		ko, kd := joinKey(o, k), joinKey(d, k)
+		r.origins[kd] = r.where(ko, kd)
+		if sub, ok := v.(map[string]any); ok {
+			r.nestedOrigins(sub, ko, kd)
+		}
+	}
 }
 
 // where describes the place of original key o, written as destination d.

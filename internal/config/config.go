@@ -316,6 +316,16 @@ func checkKeys(tree map[string]any, t reflect.Type, prefix string) error {
 				return err
 			}
 		}
+		// A mapping of structs (named entries): each entry's keys.
+		if sub, ok := tree[k].(map[string]any); ok && ft.Kind() == reflect.Map && structType(ft.Elem()) != nil {
+			for _, e := range slices.Sorted(maps.Keys(sub)) {
+				if entry, ok := sub[e].(map[string]any); ok {
+					if err := checkKeys(entry, structType(ft.Elem()), name+"."+e+"."); err != nil {
+						return err
+					}
+				}
+			}
+		}
 	}
 	return nil
 }

@@ -28,6 +28,7 @@ type testConfig struct {
 	Seed    int64             `yaml:"seed"`
 	Debug   bool              `yaml:"debug"`
 	Extra   map[string]string `yaml:"extra"`
+	Named   map[string]optim  `yaml:"named"`
 }
 
 func defaults() testConfig {
@@ -97,6 +98,9 @@ func TestErrors(t *testing.T) {
 		{"wrong type", []Layer{{"f.yaml", []byte("trainer:\n  total_steps: many\n")}}, nil, "total_steps"},
 		{"unknown placeholder", []Layer{{"f.yaml", []byte("trainer:\n  output_dir: ${nope.x}\n")}}, nil, "${nope.x}"},
 		{"placeholder cycle", []Layer{{"f.yaml", []byte("trainer:\n  experiment_name: ${trainer.output_dir}\n")}}, nil, "cycle"},
+		{"unknown key of a named entry", []Layer{{"f.yaml", []byte("named:\n  a:\n    lr: 1\n    momentum: 2\n")}}, nil, `unknown key "named.a.momentum"`},
+		{"unknown override of a named entry", nil, []string{"named.b.momentum=2"}, `unknown key "named.b.momentum"`},
+		{"wrong type in a named entry", []Layer{{"f.yaml", []byte("named:\n  a:\n    lr: fast\n")}}, nil, "named.a.lr (set in f.yaml:3): want a number"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

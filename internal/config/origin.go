@@ -84,6 +84,16 @@ func locateTypeError(tree map[string]any, t reflect.Type, prefix string, origins
 			}
 			continue
 		}
+		if sub, ok := tree[k].(map[string]any); ok && ft.Kind() == reflect.Map && structType(ft.Elem()) != nil {
+			// A mapping of structs (named entries): each entry's keys.
+			for _, e := range slices.Sorted(maps.Keys(sub)) {
+				if entry, ok := sub[e].(map[string]any); ok {
+					if err := locateTypeError(entry, ft.Elem(), joinKey(path, e), origins); err != nil {
+						return err
+					}
+				}
+			}
+		}
 		data, err := encode(map[string]any{k: tree[k]})
 		if err != nil {
 			continue
