@@ -15,6 +15,8 @@
 //	           --env toolworld --addr 127.0.0.1:8080
 //	gen-tasks  write synthetic tasks by self-questioning: --env toolworld --out DIR
 //	           [--seeds N] [--n N] [--llm-url URL --llm-model NAME] (resumable)
+//	cues       synthesise tasks with CuES (explore, abstract, re-execute, export):
+//	           --out DIR --env NAME (--llm-url URL --llm-model NAME | --policy DIR) (resumable)
 //	tokenize   print the token ids of stdin: --tokenizer DIR|byte [--chat]
 //	experiment run every arm x seed of an experiment file and compare them:
 //	           --config FILE [--quick] [--out DIR]
@@ -27,6 +29,8 @@
 //	plan       estimate the device memory of a configuration and whether it fits:
 //	           --config FILE --devices N --device-memory SIZE [--dtype bf16] [--lora-r R]
 //	arena      Avalon tournaments and the web page: arena run|show|serve
+//	diplomacy  Diplomacy games and tournaments between models and bots:
+//	           diplomacy play|arena (resumable)
 //
 // Run "agentevolver help <command>" (or "agentevolver <command> -h") for the
 // flags of a command and "agentevolver --version" for the version.
