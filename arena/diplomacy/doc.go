@@ -8,11 +8,12 @@
 //
 // # Layers
 //
-//   - The map: Standard returns the standard board, parsed once from the
+//   - The map: Standard returns the standard board, parsed from the
 //     embedded standard_map.txt and validated (75 provinces, the coasts
 //     of Spain, St Petersburg and Bulgaria, army and fleet adjacencies
 //     checked both ways, 34 supply centres, 7 powers with 22 home centres
-//     and the 22 units of 1901). ParseMap reads the same format.
+//     and the 22 units of 1901) when the package is initialised, so that
+//     Standard and NewGame cannot fail. ParseMap reads the same format.
 //   - Orders: Order is a typed order (hold, move, support, convoy,
 //     retreat, disband, build, waive); Order.String writes the reference
 //     syntax ("A PAR - BUR", "F NTH C A LON - NWY", "A MUN S A BER - SIL",

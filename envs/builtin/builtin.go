@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/org/agentevolver/arena/avalon"
+	"github.com/org/agentevolver/arena/diplomacy/dipgame"
 	"github.com/org/agentevolver/envs/mcp"
 	"github.com/org/agentevolver/envs/sqlworld"
 	"github.com/org/agentevolver/envs/textgame"
@@ -24,7 +25,8 @@ var ErrUnknownEnvironment = errors.New("builtin: unknown environment")
 
 // Config holds the configuration of every built-in environment, each its
 // own package's type under the key of a run configuration's env section
-// (env.toolworld, env.textgame, env.sqlworld, env.mcp, env.avalon). A
+// (env.toolworld, env.textgame, env.sqlworld, env.mcp, env.avalon,
+// env.diplomacy). A
 // factory reads only its own section. The zero value holds each
 // environment's defaults.
 type Config struct {
@@ -44,8 +46,13 @@ type Config struct {
 	// rollout.context_template per_call and rollout.max_steps above a
 	// game's calls.
 	Avalon avalon.EnvConfig `yaml:"avalon"`
+	// Diplomacy configures diplomacy: one power of Diplomacy trained
+	// against fixed models (package arena/diplomacy/dipgame). Train it
+	// with rollout.context_template per_call and rollout.max_steps above
+	// a game's calls.
+	Diplomacy dipgame.EnvConfig `yaml:"diplomacy"`
 	// LoadPolicy loads a saved policy directory as a chat model: the
-	// avalon factory loads env.avalon.snapshots with it. The trainer sets
+	// avalon and diplomacy factories load their snapshots with it. The trainer sets
 	// it to its own loader; nil refuses snapshots with an error.
 	LoadPolicy PolicyLoader `yaml:"-"`
 }
@@ -66,11 +73,12 @@ type Factory func(ctx context.Context, cfg Config, log *slog.Logger) (envservice
 // belongs to the caller.
 func Environments() map[string]Factory {
 	return map[string]Factory{
-		toolworld.Name: openToolworld,
-		textgame.Name:  openTextgame,
-		sqlworld.Name:  openSqlworld,
-		mcp.Name:       openMCP,
-		avalon.EnvName: openAvalon,
+		toolworld.Name:  openToolworld,
+		textgame.Name:   openTextgame,
+		sqlworld.Name:   openSqlworld,
+		mcp.Name:        openMCP,
+		avalon.EnvName:  openAvalon,
+		dipgame.EnvName: openDiplomacy,
 	}
 }
 
@@ -163,26 +171,58 @@ func openAvalon(ctx context.Context, cfg Config, log *slog.Logger) (envservice.E
 	}
 	a := cfg.Avalon
 	a.Logger = log
-	if len(a.Snapshots) > 0 {
-		if cfg.LoadPolicy == nil {
-			return nil, errors.New("env.avalon.snapshots: no policy loader (builtin.Config.LoadPolicy) to load them with")
-		}
-		models := maps.Clone(a.Models)
-		if models == nil {
-			models = map[string]llm.ChatModel{}
-		}
-		for _, name := range slices.Sorted(maps.Keys(a.Snapshots)) {
-			m, err := cfg.LoadPolicy(ctx, a.Snapshots[name])
-			if err != nil {
-				return nil, fmt.Errorf("env.avalon.snapshots.%s: %w", name, err)
-			}
-			models[name] = m
-		}
-		a.Models = models
+	models, err := loadSnapshots(ctx, cfg.LoadPolicy, "env.avalon.snapshots", a.Models, a.Snapshots)
+	if err != nil {
+		return nil, err
 	}
+	a.Models = models
 	env, err := avalon.NewEnv(a)
 	if err != nil {
 		return nil, err
 	}
 	return env, nil
+}
+
+// openDiplomacy is the diplomacy factory: cfg.Diplomacy with its
+// snapshots loaded by cfg.LoadPolicy into the opponent models.
+func openDiplomacy(ctx context.Context, cfg Config, log *slog.Logger) (envservice.Environment, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	d := cfg.Diplomacy
+	d.Logger = log
+	models, err := loadSnapshots(ctx, cfg.LoadPolicy, "env.diplomacy.snapshots", d.Models, d.Snapshots)
+	if err != nil {
+		return nil, err
+	}
+	d.Models = models
+	env, err := dipgame.NewEnv(d)
+	if err != nil {
+		return nil, err
+	}
+	return env, nil
+}
+
+// loadSnapshots returns models with every snapshot (name -> policy
+// directory) loaded by load under its name; key names the configuration
+// section in errors. Without snapshots it returns models unchanged.
+func loadSnapshots(ctx context.Context, load PolicyLoader, key string, models map[string]llm.ChatModel, snapshots map[string]string) (map[string]llm.ChatModel, error) {
+	if len(snapshots) == 0 {
+		return models, nil
+	}
+	if load == nil {
+		return nil, fmt.Errorf("%s: no policy loader (builtin.Config.LoadPolicy) to load them with", key)
+	}
+	out := maps.Clone(models)
+	if out == nil {
+		out = map[string]llm.ChatModel{}
+	}
+	for _, name := range slices.Sorted(maps.Keys(snapshots)) {
+		m, err := load(ctx, snapshots[name])
+		if err != nil {
+			return nil, fmt.Errorf("%s.%s: %w", key, name, err)
+		}
+		out[name] = m
+	}
+	return out, nil
 }

@@ -41,4 +41,9 @@
 //     of The Resistance: Avalon trained against fixed baseline models,
 //     configured by the env.avalon section (avalon.EnvConfig; its snapshots are loaded with Config.LoadPolicy); train
 //     it with rollout.context_template per_call.
+//   - diplomacy (package github.com/org/agentevolver/arena/diplomacy/dipgame):
+//     one power of Diplomacy trained against fixed baseline models (the
+//     greedy and random bots) or snapshots, configured by the
+//     env.diplomacy section (dipgame.EnvConfig); train it with
+//     rollout.context_template per_call.
 package builtin

@@ -38,8 +38,8 @@ func Example() {
 	_, err = builtin.Open(ctx, "appworld", cfg, nil)
 	fmt.Println(err)
 	// Output:
-	// built in: [avalon mcp sqlworld textgame toolworld]
+	// built in: [avalon diplomacy mcp sqlworld textgame toolworld]
 	// tw-train-0000 difficulty 1
 	// tw-train-0003 difficulty 1
-	// builtin: unknown environment "appworld" (built in: avalon, mcp, sqlworld, textgame, toolworld)
+	// builtin: unknown environment "appworld" (built in: avalon, diplomacy, mcp, sqlworld, textgame, toolworld)
 }
