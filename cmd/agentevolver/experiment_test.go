@@ -122,7 +122,11 @@ func TestEveryExampleExperiment(t *testing.T) {
 			if err := runExperiment(context.Background(), []string{"--config", file, "--dry-run", "--out", t.TempDir()}, nil, &stdout, &stderr); err != nil {
 				t.Fatalf("--dry-run: %v\n%s", err, stderr.String())
 			}
-			if testing.Short() {
+			if testing.Short() || raceDetector {
+				// Every quick run trains models: 407 s under the race
+				// detector, a fraction of that without; .ci/run runs
+				// this test again without -race, and the runner's and
+				// trainer's concurrency is race-tested in their packages.
 				return
 			}
 			stdout.Reset()
@@ -175,6 +179,15 @@ var quickMechanismChecks = map[string]func(t *testing.T, out string){
 			if strings.HasSuffix(arm, "a") && len(m["prm/alpha"]) == 0 {
 				t.Errorf("%s: no prm/ metrics", arm)
 			}
+		}
+	},
+	// ADCA on unsolved tasks: the ADCA arm fuses step labels and has a
+	// gradient (its step labels give a signal where GRPO's outcomes may
+	// not).
+	"adca-unsolved.yaml": func(t *testing.T, out string) {
+		m := quickMetrics(t, out, "adca-unsolved-quick", "adca")
+		if len(m["prm/alpha"]) == 0 || maxOf(m, "actor/grad_norm") <= 0 {
+			t.Errorf("adca: no prm/ metrics or no gradient: %v", m["actor/grad_norm"])
 		}
 	},
 	// Questioning: the arm with synthesis trains on synthetic tasks.
