@@ -13,7 +13,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"mime"
-	"net"
 	"net/http"
 	"net/url"
 	"path"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/org/agentevolver/arena"
 	"github.com/org/agentevolver/arena/avalon"
+	"github.com/org/agentevolver/internal/hostcheck"
 	"github.com/org/agentevolver/llm"
 )
 
@@ -588,58 +588,12 @@ func (s *Server) handleLog(w http.ResponseWriter, r *http.Request) {
 
 // checkHost refuses a request whose Host header names neither the server
 // (the address the connection arrived on, or localhost, 127.0.0.1 or
-// [::1] with its port) nor matches Config.AllowedHosts. Without a Host
-// (HTTP/1.0) a request is not from a browser and passes; where the
-// connection's address is unknown (a handler called without a
-// net/http server) the loopback names pass with any port.
+// [::1] with its port) nor matches Config.AllowedHosts (hostcheck.Check).
 func (s *Server) checkHost(r *http.Request) error {
-	if r.Host == "" {
-		return nil
+	if err := hostcheck.Check(r, s.cfg.AllowedHosts); err != nil {
+		return fmt.Errorf("%w: host %q is not this server's (allow it with Config.AllowedHosts, arena serve --allow-host)", ErrForbidden, clip(r.Host, 64))
 	}
-	host := strings.ToLower(r.Host)
-	name, port, err := net.SplitHostPort(host)
-	if err != nil {
-		name, port = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"), "80"
-		if r.TLS != nil {
-			port = "443"
-		}
-	}
-	loopback := name == "localhost" || name == "127.0.0.1" || name == "::1"
-	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if local == nil {
-		if loopback {
-			return nil
-		}
-	} else if lname, lport, err := net.SplitHostPort(local.String()); err == nil && port == lport {
-		if loopback || sameHost(name, lname) {
-			return nil
-		}
-	}
-	bare := name // the host without its port, as a pattern without one names it
-	if strings.Contains(bare, ":") {
-		bare = "[" + bare + "]"
-	}
-	for _, p := range s.cfg.AllowedHosts {
-		p = strings.ToLower(p)
-		target := host
-		if _, _, err := net.SplitHostPort(p); err != nil {
-			target = bare
-		}
-		if ok, _ := path.Match(p, target); ok {
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: host %q is not this server's (allow it with Config.AllowedHosts, arena serve --allow-host)", ErrForbidden, clip(r.Host, 64))
-}
-
-// sameHost reports whether two host names or addresses are the same,
-// comparing IP addresses by value.
-func sameHost(a, b string) bool {
-	if strings.EqualFold(a, b) {
-		return true
-	}
-	ia, ib := net.ParseIP(a), net.ParseIP(b)
-	return ia != nil && ib != nil && ia.Equal(ib)
+	return nil
 }
 
 // checkOrigin allows requests without an Origin (not from a browser) and
