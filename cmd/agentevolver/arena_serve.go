@@ -155,22 +155,11 @@ func runArenaServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		hs.ReadHeaderTimeout = *readTimeout
 	}
 	fmt.Fprintf(stdout, "arena: serving http://%s/ (Ctrl-C stops)\n", listening)
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
-	select {
-	case err := <-served:
-		return err
-	case <-ctx.Done():
-	}
 	// Close the games and sockets first (the http.Server does not track
 	// hijacked WebSocket connections), then drain plain requests.
-	_ = srv.Close()
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shut down: %w", err)
+	if err := serveUntilCancelled(ctx, hs, ln, func() { _ = srv.Close() }); err != nil {
+		return err
 	}
-	<-served
 	fmt.Fprintln(stdout, "arena: stopped")
 	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"time"
 
 	"github.com/org/agentevolver/envservice"
 	"github.com/org/agentevolver/runview"
@@ -106,19 +105,9 @@ func runView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	fmt.Fprintf(stdout, "view: serving http://%s/ over %d run(s) (Ctrl-C stops)\n", listening, len(srv.Runs()))
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
-	select {
-	case err := <-served:
+	if err := serveUntilCancelled(ctx, hs, ln, nil); err != nil {
 		return err
-	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		return fmt.Errorf("view: shut down: %w", err)
-	}
-	<-served
 	fmt.Fprintln(stdout, "view: stopped")
 	return nil
 }
