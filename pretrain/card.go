@@ -40,6 +40,9 @@ type Card struct {
 	// Parameters and WeightBytes size the exported weights.
 	Parameters  int64 `json:"parameters"`
 	WeightBytes int64 `json:"weight_bytes"`
+	// VocabSize is the tokenizer's vocabulary (Config.TokenizerVocab, or
+	// Config.InitFrom's); 0 in cards written before it was recorded.
+	VocabSize int `json:"vocab_size,omitempty"`
 	// FinalLoss is the last step's loss.
 	FinalLoss float64 `json:"final_loss"`
 	// Template is the experience template the worked examples came in.
@@ -201,7 +204,11 @@ func (c Card) Markdown() string {
 	s := cfg.Shape
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("# toolworld base policy\n\n")
-	p("A small Qwen2-family policy pretrained from scratch by `agentevolver pretrain` on generated\n")
+	if cfg.InitFrom != "" {
+		p("A small Qwen2-family policy pretrained by `agentevolver pretrain`, continuing from `%s`, on generated\n", cfg.InitFrom)
+	} else {
+		p("A small Qwen2-family policy pretrained from scratch by `agentevolver pretrain` on generated\n")
+	}
 	p("toolworld episodes, so that reinforcement learning starts from a model that already follows the\n")
 	if cfg.Corpus.Worlds > 0 {
 		p("tool-call format, reads the tools its prompt lists and uses worked examples in its context.\n\n")
@@ -209,8 +216,15 @@ func (c Card) Markdown() string {
 		p("tool-call format and knows toolworld's tools; what worked examples in its context do is measured below.\n\n")
 	}
 	p("## Model\n\n")
-	p("- %d layers, hidden size %d, %d heads (%d key/value heads), MLP %d, vocabulary %d (byte-level BPE learnt from the corpus), context %d tokens\n",
-		s.NumLayers, s.HiddenSize, s.NumHeads, s.NumKVHeads, s.IntermediateSize, cfg.TokenizerVocab, s.MaxPositions)
+	vocab, learnt := cfg.TokenizerVocab, "learnt from the corpus"
+	if c.VocabSize > 0 {
+		vocab = c.VocabSize
+	}
+	if cfg.InitFrom != "" {
+		learnt = "of " + cfg.InitFrom
+	}
+	p("- %d layers, hidden size %d, %d heads (%d key/value heads), MLP %d, vocabulary %d (byte-level BPE %s), context %d tokens\n",
+		s.NumLayers, s.HiddenSize, s.NumHeads, s.NumKVHeads, s.IntermediateSize, vocab, learnt, s.MaxPositions)
 	p("- %s parameters, %.1f MB of %s weights\n", humanCount(c.Parameters), float64(c.WeightBytes)/1e6, cfg.ExportDType)
 	p("- seed %d; %d steps of %d episodes; wall time %s on %s\n\n", cfg.Seed, c.Corpus.Steps, cfg.Train.BatchSize, minutes(c.WallSeconds), c.Machine)
 	p("## Corpus\n\n")

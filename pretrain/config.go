@@ -33,6 +33,13 @@ type Config struct {
 	TokenizerPattern string `yaml:"tokenizer_pattern"`
 	// Shape is the policy's architecture.
 	Shape trainer.ModelShape `yaml:"shape"`
+	// InitFrom, when set, continues pretraining from a policy directory
+	// (a Hugging Face directory with its tokenizer, such as another run's
+	// policy/ or "builtin:toolworld-base") instead of starting from
+	// random weights: its weights and tokenizer are used, Shape must
+	// match its config, and TokenizerVocab and TokenizerPattern are
+	// ignored. The optimiser starts afresh, with the warm-up of Train.
+	InitFrom string `yaml:"init_from"`
 	// Corpus chooses what the policy imitates.
 	Corpus CorpusConfig `yaml:"corpus"`
 	// Train is the optimisation schedule.

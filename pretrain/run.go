@@ -18,11 +18,13 @@ import (
 	"time"
 
 	"github.com/goccy/go-yaml"
+	"github.com/gomlx/gomlx/backends"
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/agentflow"
 	"github.com/org/agentevolver/contextmgr"
 	"github.com/org/agentevolver/experience"
 	"github.com/org/agentevolver/model"
+	"github.com/org/agentevolver/models"
 	"github.com/org/agentevolver/runlog"
 	"github.com/org/agentevolver/tokenizer"
 	"github.com/org/agentevolver/trainer/checkpoint"
@@ -188,8 +190,8 @@ func (r *run) open(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if r.m, err = model.New(r.cfg.Shape.ModelConfig(r.tok.VocabSize()), r.cfg.Seed, model.Options{Backend: backend}); err != nil {
-		return 0, fmt.Errorf("pretrain: new policy: %w", err)
+	if err := r.newModel(ctx, backend, resumeFrom >= 0); err != nil {
+		return 0, err
 	}
 	t := r.cfg.Train
 	r.sft, err = optim.NewSupervised(backend, r.m.Context(), optim.ModelPolicy(r.m), optim.SupervisedConfig{
@@ -277,6 +279,20 @@ func (r *run) tokenizer(ctx context.Context, resume bool) error {
 		}
 		return r.setTokenizer(tok)
 	}
+	if r.cfg.InitFrom != "" {
+		dir, err := models.Resolve(r.cfg.InitFrom)
+		if err != nil {
+			return fmt.Errorf("%w: init_from: %w", ErrConfig, err)
+		}
+		tok, err := tokenizer.Load(dir)
+		if err != nil {
+			return fmt.Errorf("pretrain: init_from %s: tokenizer: %w", r.cfg.InitFrom, err)
+		}
+		if err := tok.Save(path); err != nil {
+			return fmt.Errorf("pretrain: save tokenizer: %w", err)
+		}
+		return r.setTokenizer(tok)
+	}
 	text, err := r.corpus.text(ctx)
 	if err != nil {
 		return err
@@ -303,6 +319,51 @@ func (r *run) setTokenizer(tok *tokenizer.BPE) error {
 	r.tok, r.tmpl = tok, tmpl
 	r.pad, _ = tokenizer.PadID(tok)
 	return nil
+}
+
+// newModel makes the policy: random weights from the seed, or the weights
+// of Config.InitFrom, whose shape must be Config.Shape's. A resumed run's
+// weights are the checkpoint's, loaded later over either.
+func (r *run) newModel(ctx context.Context, backend backends.Backend, resume bool) error {
+	want := r.cfg.Shape.ModelConfig(r.tok.VocabSize())
+	if r.cfg.InitFrom == "" || resume {
+		m, err := model.New(want, r.cfg.Seed, model.Options{Backend: backend})
+		if err != nil {
+			return fmt.Errorf("pretrain: new policy: %w", err)
+		}
+		r.m = m
+		return nil
+	}
+	dir, err := models.Resolve(r.cfg.InitFrom)
+	if err != nil {
+		return fmt.Errorf("%w: init_from: %w", ErrConfig, err)
+	}
+	m, err := model.Load(ctx, dir, model.Options{Backend: backend, Logger: r.log})
+	if err != nil {
+		return fmt.Errorf("pretrain: init_from %s: %w", r.cfg.InitFrom, err)
+	}
+	if got := m.Config(); !sameShape(got, want) {
+		return fmt.Errorf("%w: init_from %s has shape %s; shape asks for %s", ErrConfig, r.cfg.InitFrom, shapeText(got), shapeText(want))
+	}
+	r.m = m
+	r.log.Info("pretrain: continuing from a policy", "init_from", r.cfg.InitFrom)
+	return nil
+}
+
+// sameShape reports whether two configurations make the same tensors and
+// the same function (the fields Shape sets, defaults applied).
+func sameShape(a, b model.Config) bool {
+	kv := func(c model.Config) int { return cmp.Or(c.NumKeyValueHeads, c.NumAttentionHeads) }
+	theta := func(c model.Config) float64 { return cmp.Or(c.RopeTheta, 10000) }
+	return a.VocabSize == b.VocabSize && a.HiddenSize == b.HiddenSize && a.NumHiddenLayers == b.NumHiddenLayers &&
+		a.NumAttentionHeads == b.NumAttentionHeads && kv(a) == kv(b) && a.IntermediateSize == b.IntermediateSize &&
+		theta(a) == theta(b) && a.TieWordEmbeddings == b.TieWordEmbeddings
+}
+
+func shapeText(c model.Config) string {
+	return fmt.Sprintf("vocab %d, hidden %d, %d layers, %d heads (%d key/value), MLP %d, rope theta %g, tied %t",
+		c.VocabSize, c.HiddenSize, c.NumHiddenLayers, c.NumAttentionHeads, cmp.Or(c.NumKeyValueHeads, c.NumAttentionHeads),
+		c.IntermediateSize, cmp.Or(c.RopeTheta, 10000), c.TieWordEmbeddings)
 }
 
 // lr is the learning rate of step: a linear warm-up, then a cosine decay
@@ -559,6 +620,7 @@ func (r *run) finish(ctx context.Context) (Result, error) {
 		Machine:     machine(),
 		Parameters:  res.WeightBytes / int64(map[bool]int{true: 2, false: 4}[dtype == model.ExportBFloat16]),
 		WeightBytes: res.WeightBytes,
+		VocabSize:   r.tok.VocabSize(),
 		Template:    experience.DefaultTemplate,
 	}
 	if card.FinalLoss, err = lastLoss(filepath.Join(r.dir, MetricsFile)); err != nil {
