@@ -8,11 +8,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/org/agentevolver/arena"
 	"github.com/org/agentevolver/arena/avalon"
+	"github.com/org/agentevolver/arena/diplomacy"
 	"github.com/org/agentevolver/llm"
 	"github.com/org/agentevolver/llm/openai"
 )
@@ -20,7 +22,7 @@ import (
 func init() {
 	register(command{
 		name:    "arena",
-		summary: "Avalon tournaments between models with a persistent Elo leaderboard: run | show | serve",
+		summary: "Avalon tournaments between models with a persistent Elo leaderboard (show reads Diplomacy's too): run | show | serve",
 		run:     runArena,
 	})
 }
@@ -29,7 +31,7 @@ const arenaUsage = `Usage:
   agentevolver arena run  --model NAME=SPEC (repeatable) [--db FILE] [--id ID] [--matches N]
                           [--players N] [--roles percival,morgana,mordred,oberon] [--seed S]
                           [--workers N] [--log-dir DIR] [--temperature T] [--max-tokens N]
-  agentevolver arena show [--db FILE]
+  agentevolver arena show [--db FILE]     (an Avalon or a Diplomacy leaderboard)
   agentevolver arena serve [--addr HOST:PORT] [--model NAME=SPEC (repeatable)] [--allow-origin PATTERN]
 
 A SPEC is one of
@@ -193,6 +195,15 @@ func showStandings(lb *arena.Leaderboard, w io.Writer, models []string) error {
 	if err != nil {
 		return err
 	}
+	return arena.Render(w, st, arena.RenderOptions{Roles: roleColumns(st), Models: models})
+}
+
+// roleColumns are the role columns of a leaderboard: Avalon's roles (its
+// four basic ones always, once any Avalon role was played) in the game's
+// order, Diplomacy's powers in the map's order, then any other role
+// played, sorted. A Diplomacy leaderboard thus shows its seven powers and
+// no empty Avalon columns.
+func roleColumns(st []arena.Standing) []string {
 	played := map[string]bool{}
 	for _, s := range st {
 		for r := range s.Roles {
@@ -200,12 +211,31 @@ func showStandings(lb *arena.Leaderboard, w io.Writer, models []string) error {
 		}
 	}
 	var cols []string
+	known := map[string]bool{}
+	avalonPlayed := false
 	for _, r := range avalonRoles {
-		if played[r] || r == "Merlin" || r == "Servant" || r == "Assassin" || r == "Minion" {
+		known[r] = true
+		avalonPlayed = avalonPlayed || played[r]
+	}
+	for _, r := range avalonRoles {
+		if played[r] || (avalonPlayed && slices.Contains(avalonRoles[:4], r)) {
 			cols = append(cols, r)
 		}
 	}
-	return arena.Render(w, st, arena.RenderOptions{Roles: cols, Models: models})
+	for _, p := range diplomacy.Powers() {
+		known[p.String()] = true
+		if played[p.String()] {
+			cols = append(cols, p.String())
+		}
+	}
+	var other []string
+	for r := range played {
+		if !known[r] {
+			other = append(other, r)
+		}
+	}
+	slices.Sort(other)
+	return append(cols, other...)
 }
 
 // parseEntrant reads NAME=SPEC.

@@ -76,4 +76,13 @@ func TestDiplomacyArenaCommand(t *testing.T) {
 	if code := run(context.Background(), args, nil, &out, &errOut); code != 0 || !strings.Contains(out.String(), "0 matches played, 3 already recorded") {
 		t.Fatalf("rerun exit %d\n%s", code, out.String())
 	}
+	// arena show reads the same leaderboard with the powers as columns,
+	// and without Avalon's.
+	out.Reset()
+	if code := run(context.Background(), []string{"arena", "show", "--db", db}, nil, &out, &errOut); code != 0 {
+		t.Fatalf("arena show exit %d\n%s", code, errOut.String())
+	}
+	if s := out.String(); !strings.Contains(s, "AUSTRIA") || !strings.Contains(s, "TURKEY") || strings.Contains(s, "Merlin") {
+		t.Fatalf("arena show:\n%s", s)
+	}
 }
