@@ -460,20 +460,6 @@ type WarmStartConfig struct {
 	// Demos is the number of training tasks whose expert solutions are
 	// used; 0 means all.
 	Demos int `yaml:"demos"`
-	// MinScore is the outcome a demonstration needs to be imitated; 0
-	// means 1, only demonstrations that solve their task. Games scored
-	// by a share (Diplomacy's centres/18) rarely give an expert 1: a
-	// lower bar keeps its good games (a demonstration scoring 0 is never
-	// kept).
-	MinScore float64 `yaml:"min_score"`
-}
-
-// minScore is MinScore with its default.
-func (w WarmStartConfig) minScore() float64 {
-	if w.MinScore == 0 {
-		return 1
-	}
-	return w.MinScore
 }
 
 // DefaultConfig returns the main job: the shipped toolworld base policy
@@ -758,7 +744,6 @@ func (c Config) Validate() error {
 	if c.WarmStart.Steps > 0 {
 		check(c.WarmStart.BatchSize > 0, "warm_start.batch_size must be > 0")
 		check(c.WarmStart.LR > 0, "warm_start.lr must be > 0")
-		check(c.WarmStart.MinScore >= 0 && !math.IsNaN(c.WarmStart.MinScore), "warm_start.min_score must be >= 0")
 	}
 	check(c.Experience.RetrieveTopK >= 0 && c.Experience.UpdatedFreq >= 0 && c.Experience.InitTasks >= 0 && c.Experience.SummaryBatchSize >= 0,
 		"exp_manager: retrieve_top_k, updated_freq, init_tasks and summary_batch_size must be >= 0")

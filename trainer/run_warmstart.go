@@ -24,8 +24,7 @@ const WarmStartMetricsFile = "warm_start.jsonl"
 // training tasks through the same episode loop and context manager as the
 // policy, so the samples carry exactly the tokens the policy will see and
 // produce. A demonstration that fails in the environment or scores below
-// warm_start.min_score (1 by default) is no training data: it is skipped
-// and logged.
+// 1 is no training data: it is skipped and logged.
 func (r *run) demonstrations(ctx context.Context) ([]agentevolver.Sample, error) {
 	expert, ok := r.env.impl.(envservice.Expert)
 	if !ok {
@@ -40,7 +39,6 @@ func (r *run) demonstrations(ctx context.Context) ([]agentevolver.Sample, error)
 	}
 	samples := make([][]agentevolver.Sample, len(tasks))
 	errs := make([]error, len(tasks))
-	minScore := r.cfg.WarmStart.minScore()
 	sem := make(chan struct{}, max(1, r.cfg.Rollout.Concurrency))
 	var wg sync.WaitGroup
 	for i, task := range tasks {
@@ -64,8 +62,8 @@ func (r *run) demonstrations(ctx context.Context) ([]agentevolver.Sample, error)
 			switch {
 			case err != nil:
 				errs[i] = err
-			case res.Trajectory.Reward.Outcome < minScore || res.Trajectory.Reward.Outcome <= 0:
-				errs[i] = fmt.Errorf("trainer: the expert scored %v on %s (warm_start.min_score %v)", res.Trajectory.Reward.Outcome, task.TaskID, minScore)
+			case res.Trajectory.Reward.Outcome < 1:
+				errs[i] = fmt.Errorf("trainer: the expert scored %v on %s", res.Trajectory.Reward.Outcome, task.TaskID)
 			default:
 				samples[i] = res.Samples
 			}
