@@ -10,6 +10,14 @@
 // Avalon, models chosen per role with avalon.RoleSeating), aggregated per
 // role and per model, with no leaderboard.
 //
+// A game is also a training environment for one of its seats: StartSeat
+// runs a game in its own goroutine with a bridge model in the trained
+// seat, so that each call of that seat becomes a question (Next) that the
+// policy answers (Answer), and Splits gives such an environment its
+// train, val and test tasks (avalon.Env and dipgame.Env are built so).
+// A Recorder plays a seat with a model and keeps each request and reply,
+// for demonstrations and tokenizer corpora.
+//
 // # What a user does, in order
 //
 //  1. Open a Leaderboard file (it is created on first use; the Elo

@@ -10,9 +10,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/arena"
 	"github.com/org/agentevolver/envclient"
 	"github.com/org/agentevolver/envservice"
 	"github.com/org/agentevolver/internal/envkit"
@@ -173,6 +173,7 @@ type EnvConfig struct {
 // tokenizer from). Env is safe for concurrent use.
 type Env struct {
 	cfg    EnvConfig
+	splits arena.Splits
 	logger *slog.Logger
 }
 
@@ -220,7 +221,7 @@ func NewEnv(cfg EnvConfig) (*Env, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	e := &Env{cfg: cfg, logger: logger}
+	e := &Env{cfg: cfg, logger: logger, splits: arena.Splits{Seed: cfg.Seed, Train: cfg.TrainTasks, Val: cfg.ValTasks, Test: cfg.TestTasks}}
 	// Every listed task must be playable: check one of each kind.
 	t, err := e.listedTask(SplitTrain, 0)
 	if err != nil {
@@ -301,44 +302,12 @@ func ParseEnvTask(id string) (EnvTask, error) {
 	return t, nil
 }
 
-// splitStream numbers the splits' seed streams.
-func splitStream(split string) (uint64, bool) {
-	switch split {
-	case SplitTrain:
-		return 1, true
-	case SplitVal:
-		return 2, true
-	case SplitTest:
-		return 3, true
-	}
-	return 0, false
-}
-
-// splitSize is the configured size of split.
-func (e *Env) splitSize(split string) int {
-	switch split {
-	case SplitTrain:
-		return e.cfg.TrainTasks
-	case SplitVal:
-		return e.cfg.ValTasks
-	}
-	return e.cfg.TestTasks
-}
-
-// taskSeed is the game seed of the k-th task of the split with stream s:
-// the top bits carry the split, so seeds of different splits never meet.
-func (e *Env) taskSeed(s uint64, k int) uint64 {
-	r := rand.New(rand.NewPCG(e.cfg.Seed, s<<32|uint64(k)))
-	return r.Uint64()>>2 | (s-1)<<62
-}
-
 // listedTask is the k-th task of split.
 func (e *Env) listedTask(split string, k int) (EnvTask, error) {
-	s, ok := splitStream(split)
+	seed, ok := e.splits.TaskSeed(split, k)
 	if !ok {
 		return EnvTask{}, fmt.Errorf("%w %.32q (want train, val or test)", ErrUnknownSplit, split)
 	}
-	seed := e.taskSeed(s, k)
 	t := EnvTask{Seed: seed, Players: e.cfg.Game.Players, Role: e.cfg.Role, Opponents: e.cfg.Opponents}
 	switch {
 	case t.Role != "":
@@ -362,10 +331,10 @@ func (e *Env) TaskIDs(ctx context.Context, split string, _ map[string]any) ([]st
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if _, ok := splitStream(split); !ok {
+	n, ok := e.splits.Size(split)
+	if !ok {
 		return nil, fmt.Errorf("%w %.32q (want train, val or test)", ErrUnknownSplit, split)
 	}
-	n := e.splitSize(split)
 	ids := make([]string, 0, n)
 	for k := range n {
 		t, err := e.listedTask(split, k)
@@ -472,115 +441,72 @@ func (e *Env) New(ctx context.Context, taskID, _ string, _ map[string]any) (envs
 	return e.start(ctx, t, r), nil
 }
 
-// seatCall is one call of the trained seat's model, waiting for its reply.
-type seatCall struct {
-	msgs  []agentevolver.Message
-	reply chan string // buffered: the reply never blocks
-}
-
-// bridge is the trained seat's model: it hands each request to the
-// instance and waits for the policy's reply.
-type bridge struct{ calls chan<- seatCall }
-
-// Chat implements llm.ChatModel.
-func (b bridge) Chat(ctx context.Context, messages []agentevolver.Message, _ llm.ChatOptions) (llm.Completion, error) {
-	c := seatCall{msgs: slices.Clone(messages), reply: make(chan string, 1)}
-	select {
-	case b.calls <- c:
-	case <-ctx.Done():
-		return llm.Completion{}, ctx.Err()
-	}
-	select {
-	case text := <-c.reply:
-		return completion(text), nil
-	case <-ctx.Done():
-		return llm.Completion{}, ctx.Err()
-	}
-}
-
 // start runs the game of t in its own goroutine.
 func (e *Env) start(ctx context.Context, t EnvTask, r resolved) *envInstance {
-	gctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	calls := make(chan seatCall)
-	seats := slices.Clone(r.models)
-	seats[r.seat] = bridge{calls: calls}
-	in := &envInstance{task: t, seat: r.seat, role: r.role, cancel: cancel, calls: calls, done: make(chan struct{}), logger: e.logger}
-	go func() {
-		defer close(in.done)
-		in.res, in.err = Play(gctx, r.cfg, t.Seed, seats, nil)
-	}()
+	in := &envInstance{task: t, seat: r.seat, role: r.role}
+	in.game = arena.StartSeat(ctx, func(ctx context.Context, m llm.ChatModel) (err error) {
+		seats := slices.Clone(r.models)
+		seats[r.seat] = m
+		if in.res, err = Play(ctx, r.cfg, t.Seed, seats, nil); err != nil {
+			return fmt.Errorf("avalon: game %s: %w", t.ID(), err)
+		}
+		return nil
+	})
 	return in
 }
 
 // envInstance is one game in play. The Manager serialises its methods;
-// res and err are written by the game goroutine before done closes.
+// res is written by the game goroutine before game reports the end.
 type envInstance struct {
 	task   EnvTask
 	seat   int
 	role   Role
-	cancel context.CancelFunc
-	calls  chan seatCall
-	done   chan struct{}
-	logger *slog.Logger
-
-	res Result
-	err error
-
-	pending  *seatCall // the question the policy is to answer
-	asked    int       // calls of the trained seat so far
-	reasks   int       // of which re-asks of an unreadable answer
-	finished bool      // the game ended and its end was reported
-	closed   sync.Once
+	game   *arena.Seat
+	res    Result
+	reasks int // calls of the trained seat that re-asked an unreadable answer
 }
 
 // next waits until the trained seat is asked (a question) or the game
 // ends, and returns what the episode sees.
 func (in *envInstance) next(ctx context.Context) (envclient.StepResult, error) {
-	select {
-	case c := <-in.calls:
-		in.pending = &c
-		in.asked++
-		info := map[string]any{"call": in.asked - 1, "seat": in.seat}
-		if len(c.msgs) > 2 {
+	msgs, over, err := in.game.Next(ctx)
+	if err != nil {
+		return envclient.StepResult{}, err
+	}
+	if !over {
+		info := map[string]any{"call": in.game.Asked() - 1, "seat": in.seat}
+		if len(msgs) > 2 {
 			in.reasks++
 			info["reask"] = true
 		}
-		if q, err := ReadQuestion(c.msgs); err == nil {
+		if q, err := ReadQuestion(msgs); err == nil {
 			info["action"] = string(q.Action)
 		}
-		return envclient.StepResult{State: slices.Clone(c.msgs), Info: info}, nil
-	case <-in.done:
-		if in.err != nil {
-			return envclient.StepResult{}, fmt.Errorf("avalon: game %s: %w", in.task.ID(), in.err)
-		}
-		in.finished = true
-		won := in.res.Won(in.seat)
-		side := in.role.Side()
-		verdict := "lost"
-		reward := 0.0
-		if won {
-			verdict, reward = "won", 1
-		}
-		winner := "Evil"
-		if in.res.GoodWins {
-			winner = "Good"
-		}
-		text := fmt.Sprintf("Game over: %s wins (%s). Your side (%s) %s.", winner, in.res.Reason, side, verdict)
-		return envclient.StepResult{
-			State:        []agentevolver.Message{{Role: agentevolver.RoleUser, Content: text}},
-			Reward:       reward,
-			IsTerminated: true,
-			Info:         map[string]any{"won": won, "calls": in.asked, "reasks": in.reasks, "seat": in.seat},
-		}, nil
-	case <-ctx.Done():
-		return envclient.StepResult{}, ctx.Err()
+		return envclient.StepResult{State: msgs, Info: info}, nil
 	}
+	won := in.res.Won(in.seat)
+	verdict := "lost"
+	reward := 0.0
+	if won {
+		verdict, reward = "won", 1
+	}
+	winner := "Evil"
+	if in.res.GoodWins {
+		winner = "Good"
+	}
+	text := fmt.Sprintf("Game over: %s wins (%s). Your side (%s) %s.", winner, in.res.Reason, in.role.Side(), verdict)
+	return envclient.StepResult{
+		State:        []agentevolver.Message{{Role: agentevolver.RoleUser, Content: text}},
+		Reward:       reward,
+		IsTerminated: true,
+		Info:         map[string]any{"won": won, "calls": in.game.Asked(), "reasks": in.reasks, "seat": in.seat},
+	}, nil
 }
 
 // InitState returns the trained seat's first question: its system prompt
 // and the user message with the history so far and the question.
 func (in *envInstance) InitState(ctx context.Context, _ map[string]any) (envclient.InitState, error) {
-	if in.pending != nil || in.asked > 0 || in.finished {
+	if in.game.Asked() > 0 || in.game.Over() {
 		return envclient.InitState{}, fmt.Errorf("%w: initial state asked twice", envclient.ErrBadRequest)
 	}
 	r, err := in.next(ctx)
@@ -596,18 +522,16 @@ func (in *envInstance) InitState(ctx context.Context, _ map[string]any) (envclie
 // Step answers the pending question with action's text and runs the game
 // until the trained seat is asked again or the game ends.
 func (in *envInstance) Step(ctx context.Context, action agentevolver.Message, _ map[string]any) (envclient.StepResult, error) {
-	if in.pending == nil {
+	if !in.game.Answer(action.Content) {
 		return envclient.StepResult{}, ErrNoQuestion
 	}
-	in.pending.reply <- action.Content
-	in.pending = nil
 	return in.next(ctx)
 }
 
 // Evaluate returns 1 when the trained seat's side won, 0 when it lost or
 // the game is unfinished.
 func (in *envInstance) Evaluate(context.Context, map[string]any) (float64, error) {
-	if !in.finished || !in.res.Won(in.seat) {
+	if !in.game.Over() || !in.res.Won(in.seat) {
 		return 0, nil
 	}
 	return 1, nil
@@ -618,45 +542,18 @@ func (in *envInstance) Evaluate(context.Context, map[string]any) (float64, error
 func (in *envInstance) Info(context.Context, map[string]any) (any, error) {
 	return map[string]any{
 		"task_id": in.task.ID(), "seed": in.task.Seed, "players": in.task.Players,
-		"seat": in.seat, "role": in.role.String(), "calls": in.asked, "finished": in.finished,
+		"seat": in.seat, "role": in.role.String(), "calls": in.game.Asked(), "finished": in.game.Over(),
 	}, nil
 }
 
 // Close stops the game and waits for its goroutine (and the vote
 // goroutines under it) to end. Opponent models must honour their context
 // for Close to return promptly.
-func (in *envInstance) Close() error {
-	in.closed.Do(func() {
-		in.cancel()
-		<-in.done
-	})
-	return nil
-}
-
-// seatRecorder plays a seat with model and records each request and reply.
-type seatRecorder struct {
-	model llm.ChatModel
-	mu    sync.Mutex
-	msgs  [][]agentevolver.Message
-	out   []string
-}
-
-// Chat implements llm.ChatModel.
-func (r *seatRecorder) Chat(ctx context.Context, messages []agentevolver.Message, opts llm.ChatOptions) (llm.Completion, error) {
-	c, err := r.model.Chat(ctx, messages, opts)
-	if err != nil {
-		return c, err
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.msgs = append(r.msgs, slices.Clone(messages))
-	r.out = append(r.out, c.Message.Content)
-	return c, nil
-}
+func (in *envInstance) Close() error { return in.game.Close() }
 
 // playAs plays the game of taskID with model in the trained seat and
 // returns the result, the seat and what the seat was asked and answered.
-func (e *Env) playAs(ctx context.Context, taskID string, model llm.ChatModel) (Result, int, *seatRecorder, error) {
+func (e *Env) playAs(ctx context.Context, taskID string, model llm.ChatModel) (Result, int, *arena.Recorder, error) {
 	t, err := ParseEnvTask(taskID)
 	if err != nil {
 		return Result{}, 0, nil, err
@@ -665,7 +562,7 @@ func (e *Env) playAs(ctx context.Context, taskID string, model llm.ChatModel) (R
 	if err != nil {
 		return Result{}, 0, nil, err
 	}
-	rec := &seatRecorder{model: model}
+	rec := &arena.Recorder{Model: model}
 	seats := slices.Clone(r.models)
 	seats[r.seat] = rec
 	res, err := Play(ctx, r.cfg, t.Seed, seats, nil)
@@ -689,11 +586,7 @@ func (e *Env) Demonstrate(ctx context.Context, taskID string) ([]agentevolver.Me
 	if !res.Won(seat) {
 		return nil, fmt.Errorf("%w (seat %d, %s)", ErrNoDemonstration, seat, res.Roles[seat])
 	}
-	out := make([]agentevolver.Message, len(rec.out))
-	for i, text := range rec.out {
-		out[i] = agentevolver.Message{Role: agentevolver.RoleAssistant, Content: text}
-	}
-	return out, nil
+	return rec.Demonstration(), nil
 }
 
 // Corpus implements envservice.CorpusProvider: the system prompts, user
@@ -712,16 +605,7 @@ func (e *Env) Corpus(ctx context.Context, split string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		for i, msgs := range rec.msgs {
-			for _, m := range msgs {
-				if m.Role == agentevolver.RoleSystem && seen[m.Content] {
-					continue
-				}
-				seen[m.Content] = true
-				docs = append(docs, m.Content)
-			}
-			docs = append(docs, rec.out[i])
-		}
+		docs = append(docs, rec.Corpus(seen)...)
 	}
 	return docs, nil
 }

@@ -106,8 +106,8 @@ func TestEnvObservationsArePlayRequests(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !reflect.DeepEqual(rec.msgs, ep.prompts) {
-					t.Fatalf("%s: the episode's %d prompts differ from Play's %d requests", id, len(ep.prompts), len(rec.msgs))
+				if !reflect.DeepEqual(rec.Requests(), ep.prompts) {
+					t.Fatalf("%s: the episode's %d prompts differ from Play's %d requests", id, len(ep.prompts), len(rec.Requests()))
 				}
 				want := 0.0
 				if res.Won(seat) {

@@ -10,9 +10,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/arena"
 	"github.com/org/agentevolver/arena/diplomacy"
 	"github.com/org/agentevolver/envclient"
 	"github.com/org/agentevolver/envservice"
@@ -137,6 +137,7 @@ type EnvConfig struct {
 // concurrent use.
 type Env struct {
 	cfg    EnvConfig
+	splits arena.Splits
 	logger *slog.Logger
 }
 
@@ -183,7 +184,7 @@ func NewEnv(cfg EnvConfig) (*Env, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	e := &Env{cfg: cfg, logger: logger}
+	e := &Env{cfg: cfg, logger: logger, splits: arena.Splits{Seed: cfg.Seed, Train: cfg.TrainTasks, Val: cfg.ValTasks, Test: cfg.TestTasks}}
 	t, err := e.listedTask(SplitTrain, 0)
 	if err != nil {
 		return nil, err
@@ -250,39 +251,15 @@ func ParseEnvTask(id string) (EnvTask, error) {
 	return t, nil
 }
 
-func splitStream(split string) (uint64, bool) {
-	switch split {
-	case SplitTrain:
-		return 1, true
-	case SplitVal:
-		return 2, true
-	case SplitTest:
-		return 3, true
-	}
-	return 0, false
-}
-
-func (e *Env) splitSize(split string) int {
-	switch split {
-	case SplitTrain:
-		return e.cfg.TrainTasks
-	case SplitVal:
-		return e.cfg.ValTasks
-	}
-	return e.cfg.TestTasks
-}
-
 // streamPower draws the trained power of a listed task.
 const streamPower = 0x64697030_706f7772 // "dip0" "powr"
 
 // listedTask is the k-th task of split.
 func (e *Env) listedTask(split string, k int) (EnvTask, error) {
-	s, ok := splitStream(split)
+	seed, ok := e.splits.TaskSeed(split, k)
 	if !ok {
 		return EnvTask{}, fmt.Errorf("%w %.32q (want train, val or test)", ErrUnknownSplit, split)
 	}
-	r := rand.New(rand.NewPCG(e.cfg.Seed, s<<32|uint64(k)))
-	seed := r.Uint64()>>2 | (s-1)<<62
 	t := EnvTask{Seed: seed, Opponents: e.cfg.Opponents}
 	if e.cfg.Power == "" || strings.EqualFold(e.cfg.Power, "any") {
 		t.Power = diplomacy.Powers()[rand.New(rand.NewPCG(seed, streamPower)).IntN(diplomacy.NumPowers)]
@@ -301,10 +278,10 @@ func (e *Env) TaskIDs(ctx context.Context, split string, _ map[string]any) ([]st
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if _, ok := splitStream(split); !ok {
+	n, ok := e.splits.Size(split)
+	if !ok {
 		return nil, fmt.Errorf("%w %.32q (want train, val or test)", ErrUnknownSplit, split)
 	}
-	n := e.splitSize(split)
 	ids := make([]string, 0, n)
 	for k := range n {
 		t, err := e.listedTask(split, k)
@@ -381,98 +358,56 @@ func (e *Env) New(ctx context.Context, taskID, _ string, _ map[string]any) (envs
 	if err != nil {
 		return nil, err
 	}
-	gctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	calls := make(chan seatCall)
-	models[t.Power-1] = bridge{calls: calls}
-	in := &envInstance{task: t, cancel: cancel, calls: calls, done: make(chan struct{})}
-	go func() {
-		defer close(in.done)
-		in.res, in.err = Play(gctx, e.gameConfig(), t.Seed, models, nil)
-	}()
+	in := &envInstance{task: t}
+	in.game = arena.StartSeat(ctx, func(ctx context.Context, m llm.ChatModel) (err error) {
+		models[t.Power-1] = m
+		if in.res, err = Play(ctx, e.gameConfig(), t.Seed, models, nil); err != nil {
+			return fmt.Errorf("dipgame: game %s: %w", t.ID(), err)
+		}
+		return nil
+	})
 	return in, nil
 }
 
-// seatCall is one call of the trained power's model, waiting for its
-// reply.
-type seatCall struct {
-	msgs  []agentevolver.Message
-	reply chan string // buffered: the reply never blocks
-}
-
-// bridge is the trained power's model: it hands each request to the
-// instance and waits for the policy's reply.
-type bridge struct{ calls chan<- seatCall }
-
-// Chat implements llm.ChatModel.
-func (b bridge) Chat(ctx context.Context, messages []agentevolver.Message, _ llm.ChatOptions) (llm.Completion, error) {
-	c := seatCall{msgs: slices.Clone(messages), reply: make(chan string, 1)}
-	select {
-	case b.calls <- c:
-	case <-ctx.Done():
-		return llm.Completion{}, ctx.Err()
-	}
-	select {
-	case text := <-c.reply:
-		return completion(text), nil
-	case <-ctx.Done():
-		return llm.Completion{}, ctx.Err()
-	}
-}
-
 // envInstance is one game in play. The Manager serialises its methods;
-// res and err are written by the game goroutine before done closes.
+// res is written by the game goroutine before game reports the end.
 type envInstance struct {
-	task   EnvTask
-	cancel context.CancelFunc
-	calls  chan seatCall
-	done   chan struct{}
-
-	res Result
-	err error
-
-	pending  *seatCall
-	asked    int
-	finished bool
-	closed   sync.Once
+	task EnvTask
+	game *arena.Seat
+	res  Result
 }
 
 // next waits until the trained power is asked or the game ends.
 func (in *envInstance) next(ctx context.Context) (envclient.StepResult, error) {
-	select {
-	case c := <-in.calls:
-		in.pending = &c
-		in.asked++
-		info := map[string]any{"call": in.asked - 1, "power": in.task.Power.String()}
-		if q, err := ReadQuestion(diplomacy.Standard(), c.msgs); err == nil {
+	msgs, over, err := in.game.Next(ctx)
+	if err != nil {
+		return envclient.StepResult{}, err
+	}
+	if !over {
+		info := map[string]any{"call": in.game.Asked() - 1, "power": in.task.Power.String()}
+		if q, err := ReadQuestion(diplomacy.Standard(), msgs); err == nil {
 			info["phase"] = q.Phase.String()
 			info["action"] = "orders"
 			if q.Negotiation {
 				info["action"] = "negotiation"
 			}
 		}
-		return envclient.StepResult{State: slices.Clone(c.msgs), Info: info}, nil
-	case <-in.done:
-		if in.err != nil {
-			return envclient.StepResult{}, fmt.Errorf("dipgame: game %s: %w", in.task.ID(), in.err)
-		}
-		in.finished = true
-		p := in.task.Power
-		score := in.res.Score(p)
-		text := fmt.Sprintf("Game over at %s: %s has %d supply centres, score %.3f.", in.res.Phase, p, in.res.Centers[p-1], score)
-		return envclient.StepResult{
-			State:        []agentevolver.Message{{Role: agentevolver.RoleUser, Content: text}},
-			Reward:       score,
-			IsTerminated: true,
-			Info:         map[string]any{"score": score, "centers": in.res.Centers[p-1], "calls": in.asked, "power": p.String()},
-		}, nil
-	case <-ctx.Done():
-		return envclient.StepResult{}, ctx.Err()
+		return envclient.StepResult{State: msgs, Info: info}, nil
 	}
+	p := in.task.Power
+	score := in.res.Score(p)
+	text := fmt.Sprintf("Game over at %s: %s has %d supply centres, score %.3f.", in.res.Phase, p, in.res.Centers[p-1], score)
+	return envclient.StepResult{
+		State:        []agentevolver.Message{{Role: agentevolver.RoleUser, Content: text}},
+		Reward:       score,
+		IsTerminated: true,
+		Info:         map[string]any{"score": score, "centers": in.res.Centers[p-1], "calls": in.game.Asked(), "power": p.String()},
+	}, nil
 }
 
 // InitState returns the trained power's first question.
 func (in *envInstance) InitState(ctx context.Context, _ map[string]any) (envclient.InitState, error) {
-	if in.pending != nil || in.asked > 0 || in.finished {
+	if in.game.Asked() > 0 || in.game.Over() {
 		return envclient.InitState{}, fmt.Errorf("%w: initial state asked twice", envclient.ErrBadRequest)
 	}
 	r, err := in.next(ctx)
@@ -488,63 +423,39 @@ func (in *envInstance) InitState(ctx context.Context, _ map[string]any) (envclie
 // Step answers the pending question with action's text and runs the game
 // until the trained power is asked again or the game ends.
 func (in *envInstance) Step(ctx context.Context, action agentevolver.Message, _ map[string]any) (envclient.StepResult, error) {
-	if in.pending == nil {
+	if !in.game.Answer(action.Content) {
 		return envclient.StepResult{}, ErrNotAsked
 	}
-	in.pending.reply <- action.Content
-	in.pending = nil
 	return in.next(ctx)
 }
 
 // Evaluate returns the trained power's score, 0 when the game is
-// unfinished.
-func (in *envInstance) Evaluate(context.Context, map[string]any) (float64, error) {
-	if !in.finished {
+// unfinished; with params["sparse"] true, 1 for a solo win and 0
+// otherwise.
+func (in *envInstance) Evaluate(_ context.Context, params map[string]any) (float64, error) {
+	if !in.game.Over() {
 		return 0, nil
 	}
-	return in.res.Score(in.task.Power), nil
+	score := in.res.Score(in.task.Power)
+	if sparse, _ := params["sparse"].(bool); sparse && score < 1 {
+		return 0, nil // sparse: a solo win or nothing
+	}
+	return score, nil
 }
 
 // Info describes the task.
 func (in *envInstance) Info(context.Context, map[string]any) (any, error) {
 	return map[string]any{
 		"task_id": in.task.ID(), "seed": in.task.Seed, "power": in.task.Power.String(),
-		"calls": in.asked, "finished": in.finished,
+		"calls": in.game.Asked(), "finished": in.game.Over(),
 	}, nil
 }
 
 // Close stops the game and waits for its goroutine to end.
-func (in *envInstance) Close() error {
-	in.closed.Do(func() {
-		in.cancel()
-		<-in.done
-	})
-	return nil
-}
-
-// recorder plays a power with model and records each request and reply.
-type recorder struct {
-	model llm.ChatModel
-	mu    sync.Mutex
-	msgs  [][]agentevolver.Message
-	out   []string
-}
-
-// Chat implements llm.ChatModel.
-func (r *recorder) Chat(ctx context.Context, messages []agentevolver.Message, opts llm.ChatOptions) (llm.Completion, error) {
-	c, err := r.model.Chat(ctx, messages, opts)
-	if err != nil {
-		return c, err
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.msgs = append(r.msgs, slices.Clone(messages))
-	r.out = append(r.out, c.Message.Content)
-	return c, nil
-}
+func (in *envInstance) Close() error { return in.game.Close() }
 
 // playAs plays the game of taskID with model as the trained power.
-func (e *Env) playAs(ctx context.Context, taskID string, model llm.ChatModel) (*recorder, Result, diplomacy.Power, error) {
+func (e *Env) playAs(ctx context.Context, taskID string, model llm.ChatModel) (*arena.Recorder, Result, diplomacy.Power, error) {
 	t, err := ParseEnvTask(taskID)
 	if err != nil {
 		return nil, Result{}, 0, err
@@ -553,7 +464,7 @@ func (e *Env) playAs(ctx context.Context, taskID string, model llm.ChatModel) (*
 	if err != nil {
 		return nil, Result{}, 0, err
 	}
-	rec := &recorder{model: model}
+	rec := &arena.Recorder{Model: model}
 	models[t.Power-1] = rec
 	res, err := Play(ctx, e.gameConfig(), t.Seed, models, nil)
 	if err != nil {
@@ -578,11 +489,7 @@ func (e *Env) Demonstrate(ctx context.Context, taskID string) ([]agentevolver.Me
 	if s := res.Score(power); s < 1 {
 		return nil, fmt.Errorf("%w (%s scored %.3f)", ErrNoDemonstration, power, s)
 	}
-	out := make([]agentevolver.Message, len(rec.out))
-	for i, text := range rec.out {
-		out[i] = agentevolver.Message{Role: agentevolver.RoleAssistant, Content: text}
-	}
-	return out, nil
+	return rec.Demonstration(), nil
 }
 
 // Corpus implements envservice.CorpusProvider: the prompts and replies of
@@ -600,16 +507,7 @@ func (e *Env) Corpus(ctx context.Context, split string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		for i, msgs := range rec.msgs {
-			for _, m := range msgs {
-				if m.Role == agentevolver.RoleSystem && seen[m.Content] {
-					continue
-				}
-				seen[m.Content] = true
-				docs = append(docs, m.Content)
-			}
-			docs = append(docs, rec.out[i])
-		}
+		docs = append(docs, rec.Corpus(seen)...)
 	}
 	return docs, nil
 }

@@ -93,6 +93,10 @@ func TestEnvEpisodeMatchesPlay(t *testing.T) {
 	if score != res.Score(diplomacy.France) || last.Reward != score {
 		t.Errorf("episode score %v (reward %v), Play %v", score, last.Reward, res.Score(diplomacy.France))
 	}
+	// Sparse, a game that is not a solo win scores 0.
+	if sparse, err := in.Evaluate(ctx, map[string]any{"sparse": true}); err != nil || score <= 0 || score >= 1 || sparse != 0 {
+		t.Errorf("sparse score %v (%v) of a game scoring %v; want 0", sparse, err, score)
+	}
 	if steps < 3 {
 		t.Errorf("%d steps", steps)
 	}
