@@ -1,6 +1,8 @@
-// Package web serves the arena's web page: Avalon games between models,
-// watched live in a browser (observe mode) or played by a person against
-// models (participate mode).
+// Package web serves the arena's web page: Avalon and Diplomacy games
+// between models, watched live in a browser (observe mode) or played by a
+// person against models (participate mode). The Avalon page is described
+// first; the Diplomacy page, which shares the server, its limits and its
+// rules for people, follows under "Diplomacy".
 //
 // A Server is an http.Handler. Its page and script are embedded (plain
 // HTML, CSS and JavaScript, no build step, nothing fetched from elsewhere).
@@ -72,4 +74,65 @@
 // with ErrPersonLeft. Either way it frees its place, and no model plays the
 // seat instead. Close cancels every game (a person's pending question
 // included) and connection and waits for their goroutines.
+//
+// # Diplomacy
+//
+// POST /api/diplomacy/games (DipNewGameRequest) starts a game of package
+// arena/diplomacy/dipgame with a model per power, by name, from
+// Config.DiplomacyModels: by default the bots random and greedy, so that a
+// game runs with no model at all (arena serve adds every endpoint --model).
+// Avalon's baselines read only Avalon's questions and are not offered.
+// The request may set the phase limit (1 to MaxDiplomacyPhases), the
+// negotiation rounds (0 to MaxNegotiationRounds), a per-call delay and, in
+// participate mode, person_power; the rules of Avalon's requests apply
+// (strict decoding, a person game's seed drawn by the server). The game's
+// page is /diplomacy/{id}; it draws the board as an SVG map from GET
+// /api/diplomacy/map (MapInfo: every province of the engine's map at a
+// point of a checked-in schematic, its terrain, supply centre and home,
+// and the borders each unit type may cross), with the units (armies and
+// fleets in their power's colour, dislodged ones apart), the supply
+// centres in their owner's colour and a phase's orders (moves and
+// retreats as arrows, supports and convoys as dashed and dotted lines to
+// the move they help, holds and builds as rings, disbands crossed out,
+// failed orders in red). A list of phases steps back through the game:
+// each processed phase shows the board it started from with its orders,
+// results and negotiation messages; the current board shows the last
+// phase's orders faintly.
+//
+// GET /ws/diplomacy/{id}[?token=] follows the game as Avalon's socket
+// does (DipServerMessage frames: hello, event, question, question_closed,
+// status, error). The game reports its progress through
+// dipgame.Config.Observe, so events arrive as phases are played: the
+// board of each phase (position), each negotiation round (negotiation)
+// and each adjudicated phase with its orders and results (phase). Every
+// viewer is sent every event, numbered from 0; what is filtered is inside
+// them. Observers of a game without a person see everything, every
+// private message and refused order included. In a person's game boards,
+// orders and results are public (the game announces every power's orders
+// to all), a private message is shown only to its sender and recipient
+// (so to the person when it is theirs, never to an observer), and refused
+// orders only to their power.
+//
+// The person's power asks through the page what its model would be asked
+// (dipgame.ReadQuestion reads the prompt): a negotiation question (answer
+// {"type":"messages","id":N,"messages":[{"recipient","content"}]}, up to
+// dipgame.MaxMessagesPerReply messages to another power or GLOBAL; an
+// empty list sends none) or an orders question with the possible orders
+// per location (answer {"type":"orders","id":N,"orders":[...]}, at most
+// one per location; units without one hold). An answer may name the
+// power, which must be the person's. The server checks the answer against
+// the question (a possible order of the person's units, not two for one
+// unit, builds and disbands within the power's count; a known recipient
+// other than oneself, no empty message), writes it as the reply the
+// game's parsers read (`PARSABLE OUTPUT: {"orders": [...]}`, a JSON array
+// of messages with <, > and & escaped), and reads that reply back with
+// the same parser: what would be read otherwise is refused. Malformed,
+// illegal, out-of-turn (no question open, another question's id) and
+// wrong-power answers get an error message and change nothing. Only the
+// token opens the person's socket, and only the token stops the game;
+// Config.AnswerTimeout and Config.PersonTimeout apply as for Avalon. The
+// log (dipgame.Log, the reference's game_log.json shape) is served by GET
+// /api/diplomacy/games/{id}/log once the game is over (finished, stopped
+// or failed; 409 before), and the page links it. Diplomacy games count
+// under MaxGames, MaxPersonGames and MaxKept together with Avalon games.
 package web

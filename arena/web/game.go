@@ -78,26 +78,21 @@ type game struct {
 	public   int // events everyone may see
 	log      bytes.Buffer
 	partial  []byte
-	question *pending
-	qid      int
 	status   string
 	err      string
 	goodWins *bool
 	changed  chan struct{}
 
-	// The person's presence: connections open, the timer that runs while
-	// a question waits and none is, and left, closed when it fires.
-	personTimeout time.Duration
-	answerTimeout time.Duration // negative: none
-	personConns   int
-	absence       *time.Timer
-	left          chan struct{}
+	// place is the person's open question and presence (guarded by mu).
+	place personPlace[OpenQuestion]
 }
 
-// pending is the person's open question.
-type pending struct {
-	q      OpenQuestion
-	answer chan string // buffered 1
+// newGame returns a running game whose person (if any) has the server's
+// timeouts; the caller fills in the rest.
+func newGame(cfg Config) *game {
+	g := &game{status: StatusRunning, changed: make(chan struct{}), done: make(chan struct{})}
+	g.place = newPersonPlace[OpenQuestion](&g.mu, g.notifyLocked, func() bool { return g.status == StatusRunning }, cfg.PersonTimeout, cfg.AnswerTimeout)
+	return g
 }
 
 func (g *game) notifyLocked() {
@@ -167,55 +162,8 @@ func (g *game) finish(res avalon.Result, err error) {
 	default:
 		g.status, g.err = StatusFailed, err.Error()
 	}
-	if g.question != nil {
-		g.question = nil
-	}
-	g.stopAbsenceLocked()
+	g.place.closeLocked()
 	g.notifyLocked()
-}
-
-// personJoined counts a connection of the person's: while one is open,
-// no question times out.
-func (g *game) personJoined() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.personConns++
-	g.stopAbsenceLocked()
-}
-
-// personGone uncounts a connection of the person's.
-func (g *game) personGone() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.personConns--
-	g.watchAbsenceLocked()
-}
-
-// watchAbsenceLocked starts the absence timer when a question waits and
-// none of the person's connections is open.
-func (g *game) watchAbsenceLocked() {
-	if g.personTimeout < 0 || g.personConns > 0 || g.question == nil || g.absence != nil || g.status != StatusRunning {
-		return
-	}
-	var t *time.Timer
-	t = time.AfterFunc(g.personTimeout, func() {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		// A timer stopped just as it fired must not count: a connection
-		// opened meanwhile, and a later absence has a timer of its own.
-		if g.absence == t && g.personConns == 0 && g.question != nil {
-			g.absence = nil
-			close(g.left)
-		}
-	})
-	g.absence = t // before t's function can run: the caller holds g.mu
-}
-
-func (g *game) stopAbsenceLocked() {
-	if g.absence != nil {
-		g.absence.Stop()
-		g.absence = nil
-	}
 }
 
 func (g *game) stop() {
@@ -230,23 +178,7 @@ func (g *game) stop() {
 
 // answer delivers a person's answer to the open question.
 func (g *game) answer(m ClientMessage) error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	p := g.question
-	if p == nil {
-		return fmt.Errorf("%w: no question is open", ErrBadAnswer)
-	}
-	if m.ID != p.q.ID {
-		return fmt.Errorf("%w: question %d is open, not %d", ErrBadAnswer, p.q.ID, m.ID)
-	}
-	text, err := answerText(p.q.Question, m)
-	if err != nil {
-		return err
-	}
-	p.answer <- text // never blocks: buffered 1, and the question closes here
-	g.question = nil
-	g.notifyLocked()
-	return nil
+	return g.place.answer(m.ID, func(q OpenQuestion) (string, error) { return answerText(q.Question, m) })
 }
 
 // personSeat is the person's seat: an llm.ChatModel whose Chat shows the
@@ -263,46 +195,13 @@ func (p personSeat) Chat(ctx context.Context, messages []agentevolver.Message, _
 	if err != nil {
 		return llm.Completion{}, fmt.Errorf("web: person seat: %w", err)
 	}
-	g := p.g
-	ch := make(chan string, 1)
-	g.mu.Lock()
-	g.qid++
-	g.question = &pending{q: OpenQuestion{ID: g.qid, Question: q, Prompt: slices.Clone(messages)}, answer: ch}
-	g.watchAbsenceLocked()
-	g.notifyLocked()
-	g.mu.Unlock()
-	var expired <-chan time.Time
-	if g.answerTimeout > 0 {
-		t := time.NewTimer(g.answerTimeout)
-		defer t.Stop()
-		expired = t.C
+	text, err := p.g.place.ask(ctx, func(id int) OpenQuestion {
+		return OpenQuestion{ID: id, Question: q, Prompt: slices.Clone(messages)}
+	})
+	if err != nil {
+		return llm.Completion{}, err
 	}
-	closeQuestion := func() {
-		g.mu.Lock()
-		if g.question != nil && g.question.answer == ch {
-			g.question = nil
-			g.notifyLocked()
-		}
-		g.mu.Unlock()
-	}
-	select {
-	case text := <-ch:
-		return llm.Completion{Message: agentevolver.Message{Role: agentevolver.RoleAssistant, Content: text}, FinishReason: "stop"}, nil
-	case <-ctx.Done():
-		closeQuestion()
-		return llm.Completion{}, ctx.Err()
-	case <-g.left:
-		closeQuestion()
-		return llm.Completion{}, fmt.Errorf("%w: no connection for %v", ErrPersonLeft, g.personTimeout)
-	case <-expired:
-		closeQuestion()
-		select {
-		case text := <-ch: // answered as the time ran out
-			return llm.Completion{Message: agentevolver.Message{Role: agentevolver.RoleAssistant, Content: text}, FinishReason: "stop"}, nil
-		default:
-		}
-		return llm.Completion{}, fmt.Errorf("%w: no answer within %v", ErrNoAnswer, g.answerTimeout)
-	}
+	return llm.Completion{Message: agentevolver.Message{Role: agentevolver.RoleAssistant, Content: text}, FinishReason: "stop"}, nil
 }
 
 // paced delays each call of an AI seat, so that a game between fast

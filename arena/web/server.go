@@ -23,6 +23,7 @@ import (
 
 	"github.com/org/agentevolver/arena"
 	"github.com/org/agentevolver/arena/avalon"
+	"github.com/org/agentevolver/arena/diplomacy/dipgame"
 	"github.com/org/agentevolver/internal/hostcheck"
 	"github.com/org/agentevolver/llm"
 )
@@ -58,8 +59,19 @@ type Config struct {
 	// Game is the base configuration of every game; Players and Roles come
 	// from the request, SeatNames from the seating, Logger from here.
 	Game avalon.Config
-	// MaxGames bounds the observe games (games without a person) running
-	// at once; 0 means DefaultMaxGames.
+	// DiplomacyModels are the models a Diplomacy game may seat, by name;
+	// nil means DefaultDiplomacyModels() (the bots random and greedy, so
+	// that games run with no model at all). Avalon's baselines read only
+	// Avalon's questions, so the two games have lists of their own; a
+	// general model (an endpoint) belongs in both. The rules of Models
+	// apply.
+	DiplomacyModels []arena.Entrant
+	// Diplomacy is the base configuration of every Diplomacy game;
+	// MaxPhases and NegotiationRounds may be set per game by the request,
+	// SeatNames, GameID, Observe and Logger are set by the server.
+	Diplomacy dipgame.Config
+	// MaxGames bounds the observe games (games without a person, Avalon
+	// and Diplomacy together) running at once; 0 means DefaultMaxGames.
 	MaxGames int
 	// MaxPersonGames bounds the person games running at once, apart from
 	// MaxGames, so that games waiting on people who do not answer never
@@ -136,6 +148,17 @@ func DefaultModels() []arena.Entrant {
 //	GET  /api/games/{id}/log    a game's JSON-lines log (once no person is playing it)
 //	GET  /ws/{id}[?token=]      the game's WebSocket (see the package doc)
 //
+// and the same for Diplomacy games (see "Diplomacy" in the package doc):
+//
+//	GET  /diplomacy/{id}                  a game's page (participate with ?token=)
+//	GET  /api/diplomacy/options           the models and bounds the form offers
+//	GET  /api/diplomacy/map               the map the page draws (MapInfo)
+//	GET  /api/diplomacy/games             the games held, newest first
+//	POST /api/diplomacy/games             start a game (DipNewGameRequest) → DipNewGameResponse
+//	POST /api/diplomacy/games/{id}/stop   stop a running game (a person's: ?token=)
+//	GET  /api/diplomacy/games/{id}/log    the game's log (dipgame.Log) once it is over
+//	GET  /ws/diplomacy/{id}[?token=]      the game's WebSocket
+//
 // Every request must name the server in its Host header (see
 // Config.AllowedHosts); the routes that change state must come from the
 // server's own origin or Config.OriginPatterns when they come from a
@@ -151,13 +174,18 @@ type Server struct {
 	// person game); tests replace it to deal a known hand.
 	drawSeed func() uint64
 
+	dipModels map[string]arena.Entrant
+	dipNames  []string
+	mapJSON   []byte // the Diplomacy map as the page draws it (MapInfo)
+
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
 	mu     sync.Mutex
 	games  map[string]*game
-	order  []string // creation order
+	dgames map[string]*dipGame
+	order  []string // creation order, of both kinds
 	closed bool
 }
 
@@ -206,7 +234,8 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("%w: host pattern %q: %w", ErrBadRequest, p, err)
 		}
 	}
-	s := &Server{cfg: cfg, logger: cfg.Logger, models: map[string]arena.Entrant{}, games: map[string]*game{}, drawSeed: randomSeed}
+	s := &Server{cfg: cfg, logger: cfg.Logger, models: map[string]arena.Entrant{}, games: map[string]*game{}, drawSeed: randomSeed,
+		dipModels: map[string]arena.Entrant{}, dgames: map[string]*dipGame{}}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
@@ -219,6 +248,9 @@ func New(cfg Config) (*Server, error) {
 		}
 		s.models[e.Name] = e
 		s.names = append(s.names, e.Name)
+	}
+	if err := s.initDiplomacy(); err != nil {
+		return nil, err
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	static, err := fs.Sub(staticFiles, "static")
@@ -235,6 +267,7 @@ func New(cfg Config) (*Server, error) {
 	m.HandleFunc("POST /api/games/{id}/stop", s.handleStop)
 	m.HandleFunc("GET /api/games/{id}/log", s.handleLog)
 	m.HandleFunc("GET /ws/{id}", s.handleSocket)
+	s.routeDiplomacy(m, static)
 	s.mux = m
 	return s, nil
 }
@@ -300,7 +333,9 @@ func (s *Server) handleList(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
 	gs := make([]*game, 0, len(s.order))
 	for i := len(s.order) - 1; i >= 0; i-- {
-		gs = append(gs, s.games[s.order[i]])
+		if g, ok := s.games[s.order[i]]; ok {
+			gs = append(gs, g)
+		}
 	}
 	s.mu.Unlock()
 	out := make([]GameInfo, len(gs))
@@ -345,26 +380,42 @@ type NewGameResponse struct {
 }
 
 func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
-	if err := checkOrigin(r, s.cfg.OriginPatterns); err != nil {
-		writeError(w, http.StatusForbidden, err)
-		return
-	}
-	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
-		writeError(w, http.StatusUnsupportedMediaType, fmt.Errorf("%w: want Content-Type application/json", ErrBadRequest))
-		return
-	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRequestBytes))
-	dec.DisallowUnknownFields()
 	var req NewGameRequest
-	if err := dec.Decode(&req); err != nil {
-		writeError(w, http.StatusBadRequest, fmt.Errorf("%w: %v", ErrBadRequest, err))
-		return
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		writeError(w, http.StatusBadRequest, fmt.Errorf("%w: trailing data after the request object", ErrBadRequest))
+	if !s.decodeRequest(w, r, &req) {
 		return
 	}
 	resp, err := s.Start(req)
+	writeStarted(w, resp, err)
+}
+
+// decodeRequest checks a request that starts a game (its origin, a JSON
+// content type) and decodes its body strictly into v: one JSON object of
+// at most maxRequestBytes with known fields only and nothing after it.
+// On failure it has answered and returns false.
+func (s *Server) decodeRequest(w http.ResponseWriter, r *http.Request, v any) bool {
+	if err := checkOrigin(r, s.cfg.OriginPatterns); err != nil {
+		writeError(w, http.StatusForbidden, err)
+		return false
+	}
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+		writeError(w, http.StatusUnsupportedMediaType, fmt.Errorf("%w: want Content-Type application/json", ErrBadRequest))
+		return false
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRequestBytes))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		writeError(w, http.StatusBadRequest, fmt.Errorf("%w: %v", ErrBadRequest, err))
+		return false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		writeError(w, http.StatusBadRequest, fmt.Errorf("%w: trailing data after the request object", ErrBadRequest))
+		return false
+	}
+	return true
+}
+
+// writeStarted answers a request that started a game (resp) or failed.
+func writeStarted(w http.ResponseWriter, resp any, err error) {
 	switch {
 	case errors.Is(err, ErrTooManyGames):
 		writeError(w, http.StatusTooManyRequests, err)
@@ -427,9 +478,8 @@ func (s *Server) Start(req NewGameRequest) (NewGameResponse, error) {
 	if req.DelayMS < 0 || int64(req.DelayMS) > int64(MaxDelay/time.Millisecond) {
 		return NewGameResponse{}, fmt.Errorf("%w: delay %d ms (0 to %d)", ErrBadRequest, req.DelayMS, MaxDelay/time.Millisecond)
 	}
-	g := &game{setup: setup, personSeat: person, created: time.Now().UTC(), status: StatusRunning,
-		changed: make(chan struct{}), done: make(chan struct{}), models: make([]string, req.Players),
-		personTimeout: s.cfg.PersonTimeout, answerTimeout: s.cfg.AnswerTimeout, left: make(chan struct{})}
+	g := newGame(s.cfg)
+	g.setup, g.personSeat, g.created, g.models = setup, person, time.Now().UTC(), make([]string, req.Players)
 	seats := make([]llm.ChatModel, req.Players)
 	for i, n := range names {
 		if i == person {
@@ -460,39 +510,10 @@ func (s *Server) Start(req NewGameRequest) (NewGameResponse, error) {
 	cfg.Players, cfg.Roles, cfg.SeatNames = req.Players, roles, g.models
 	cfg.Logger = s.logger.With("game", g.id)
 
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return NewGameResponse{}, ErrClosed
-	}
-	observed, played := 0, 0
-	for _, other := range s.games {
-		switch {
-		case other.info().Status != StatusRunning:
-		case other.personSeat >= 0:
-			played++
-		default:
-			observed++
-		}
-	}
-	if person >= 0 && played >= s.cfg.MaxPersonGames {
-		s.mu.Unlock()
-		return NewGameResponse{}, fmt.Errorf("%w: %d person games", ErrTooManyGames, played)
-	}
-	if person < 0 && observed >= s.cfg.MaxGames {
-		s.mu.Unlock()
-		return NewGameResponse{}, fmt.Errorf("%w: %d observe games", ErrTooManyGames, observed)
-	}
-	s.evictLocked()
-	ctx, cancel := context.WithCancel(s.ctx)
-	g.cancel = cancel
-	s.games[g.id] = g
-	s.order = append(s.order, g.id)
-	s.wg.Add(1)
-	s.mu.Unlock()
-
-	go func() {
-		defer s.wg.Done()
+	err = s.launch(g.id, person >= 0, func(cancel context.CancelFunc) {
+		g.cancel = cancel
+		s.games[g.id] = g
+	}, func(ctx context.Context, cancel context.CancelFunc) {
 		defer close(g.done)
 		defer cancel()
 		res, err := playSafely(ctx, cfg, g.seed, seats, g)
@@ -502,12 +523,49 @@ func (s *Server) Start(req NewGameRequest) (NewGameResponse, error) {
 		} else {
 			s.logger.Info("arena web: game finished", "game", g.id, "good_wins", res.GoodWins)
 		}
-	}()
+	})
+	if err != nil {
+		return NewGameResponse{}, err
+	}
 	resp := NewGameResponse{Game: g.info(), Token: g.token, URL: "/game/" + g.id}
 	if g.token != "" {
 		resp.URL += "?token=" + g.token
 	}
 	return resp, nil
+}
+
+// launch starts a new game within the limits: unless the server is
+// closed (ErrClosed) or MaxPersonGames person games (person) or MaxGames
+// observe games are running (ErrTooManyGames), it drops old finished
+// games, registers the game (add, called under s.mu with the cancel of
+// the game's context, puts it in its map) and runs play in a goroutine
+// that Close waits for; play must call cancel when it is done.
+func (s *Server) launch(id string, person bool, add func(context.CancelFunc), play func(context.Context, context.CancelFunc)) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ErrClosed
+	}
+	observed, played := s.runningLocked()
+	if person && played >= s.cfg.MaxPersonGames {
+		s.mu.Unlock()
+		return fmt.Errorf("%w: %d person games", ErrTooManyGames, played)
+	}
+	if !person && observed >= s.cfg.MaxGames {
+		s.mu.Unlock()
+		return fmt.Errorf("%w: %d observe games", ErrTooManyGames, observed)
+	}
+	s.evictLocked()
+	ctx, cancel := context.WithCancel(s.ctx)
+	add(cancel)
+	s.order = append(s.order, id)
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.wg.Done()
+		play(ctx, cancel)
+	}()
+	return nil
 }
 
 // playSafely plays a game and turns a panic (in a user's model, say) into
@@ -521,12 +579,41 @@ func playSafely(ctx context.Context, cfg avalon.Config, seed uint64, seats []llm
 	return avalon.Play(ctx, cfg, seed, seats, g)
 }
 
-// evictLocked drops the oldest finished games beyond MaxKept-1.
+// runningLocked counts the running observe games and person games, of
+// both kinds.
+func (s *Server) runningLocked() (observed, played int) {
+	for _, other := range s.games {
+		switch {
+		case other.info().Status != StatusRunning:
+		case other.personSeat >= 0:
+			played++
+		default:
+			observed++
+		}
+	}
+	for _, other := range s.dgames {
+		switch {
+		case other.info().Status != StatusRunning:
+		case other.person.Valid():
+			played++
+		default:
+			observed++
+		}
+	}
+	return observed, played
+}
+
+// evictLocked drops the oldest finished games (of both kinds) beyond
+// MaxKept-1.
 func (s *Server) evictLocked() {
 	for len(s.order) >= s.cfg.MaxKept {
 		idx := -1
 		for i, id := range s.order {
-			if s.games[id].info().Status != StatusRunning && s.games[id].viewers == 0 {
+			if g, ok := s.games[id]; ok && g.info().Status != StatusRunning && g.viewers == 0 {
+				idx = i
+				break
+			}
+			if g, ok := s.dgames[id]; ok && g.info().Status != StatusRunning && g.viewers == 0 {
 				idx = i
 				break
 			}
@@ -535,37 +622,62 @@ func (s *Server) evictLocked() {
 			return
 		}
 		delete(s.games, s.order[idx])
+		delete(s.dgames, s.order[idx])
 		s.order = slices.Delete(s.order, idx, idx+1)
 	}
 }
 
-func (s *Server) lookup(id string) (*game, error) {
+func (s *Server) lookup(id string) (*game, error) { return lookupIn(s, s.games, id) }
+
+// lookupIn finds game id in games (one of the server's maps).
+func lookupIn[G any](s *Server, games map[string]G, id string) (G, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	g, ok := s.games[id]
+	g, ok := games[id]
 	if !ok {
-		return nil, fmt.Errorf("%w: %q", ErrNoGame, clip(id, 32))
+		return g, fmt.Errorf("%w: %q", ErrNoGame, clip(id, 32))
 	}
 	return g, nil
 }
 
-func (s *Server) handleStop(w http.ResponseWriter, r *http.Request) {
+// stoppable is what a stop request needs of a game of either kind.
+type stoppable interface {
+	// personToken is the person's token, "" in observe mode.
+	personToken() string
+	stop()
+	ended() <-chan struct{}
+	publicInfo() any
+}
+
+func (g *game) personToken() string       { return g.token }
+func (g *game) ended() <-chan struct{}    { return g.done }
+func (g *game) publicInfo() any           { return g.info() }
+func (g *dipGame) personToken() string    { return g.token }
+func (g *dipGame) ended() <-chan struct{} { return g.done }
+func (g *dipGame) publicInfo() any        { return g.info() }
+
+func (s *Server) handleStop(w http.ResponseWriter, r *http.Request) { stopIn(s, w, r, s.games) }
+
+// stopIn answers a stop request for a game of games: from an allowed
+// origin, with the person's token when the game has one, it stops the
+// game and answers its info once it has ended.
+func stopIn[G stoppable](s *Server, w http.ResponseWriter, r *http.Request, games map[string]G) {
 	if err := checkOrigin(r, s.cfg.OriginPatterns); err != nil {
 		writeError(w, http.StatusForbidden, err)
 		return
 	}
-	g, err := s.lookup(r.PathValue("id"))
+	g, err := lookupIn(s, games, r.PathValue("id"))
 	if err != nil {
 		writeError(w, http.StatusNotFound, err)
 		return
 	}
-	if g.token != "" && !tokenMatches(r.URL.Query().Get("token"), g.token) {
+	if tok := g.personToken(); tok != "" && !tokenMatches(r.URL.Query().Get("token"), tok) {
 		writeError(w, http.StatusForbidden, fmt.Errorf("%w: stopping a person's game takes its token", ErrForbidden))
 		return
 	}
 	g.stop()
-	<-g.done
-	writeJSON(w, http.StatusOK, g.info())
+	<-g.ended()
+	writeJSON(w, http.StatusOK, g.publicInfo())
 }
 
 func (s *Server) handleLog(w http.ResponseWriter, r *http.Request) {

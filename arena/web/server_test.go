@@ -623,7 +623,7 @@ func TestPersonTimeoutNegativeWaits(t *testing.T) {
 		deadline := time.Now().Add(10 * time.Second)
 		for {
 			gv.mu.Lock()
-			asked, timer, status := gv.question != nil, gv.absence != nil, gv.status
+			asked, timer, status := gv.place.question != nil, gv.place.absence != nil, gv.status
 			gv.mu.Unlock()
 			if asked {
 				if status != StatusRunning || timer != (timeout > 0) {

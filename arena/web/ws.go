@@ -32,45 +32,78 @@ func (s *Server) handleSocket(w http.ResponseWriter, r *http.Request) {
 		v.seat = g.personSeat
 	}
 	v.secrets = g.personSeat < 0
+	c, release := s.accept(w, r, g.id, &g.viewers)
+	if c == nil {
+		return
+	}
+	defer release()
+	if v.seat >= 0 {
+		g.place.joined()
+		defer g.place.gone()
+	}
+	s.serveSocket(c, g.id, func(ctx context.Context, conn *connection) error { return conn.follow(ctx, g, v) },
+		func(b []byte) error {
+			m, err := ParseClientMessage(b, s.cfg.MaxMessageBytes)
+			switch {
+			case err != nil:
+				return err
+			case v.seat < 0:
+				return ErrNotPlayer
+			}
+			return g.answer(m)
+		})
+}
+
+// accept counts a viewer of game id (viewers is the game's count,
+// guarded by s.mu, bounded by MaxViewers) and accepts the socket, with
+// MaxMessageBytes as its read limit. On refusal it has answered and
+// returns nil; otherwise release uncounts the viewer once the socket is
+// done.
+func (s *Server) accept(w http.ResponseWriter, r *http.Request, id string, viewers *int) (c *websocket.Conn, release func()) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		writeError(w, http.StatusServiceUnavailable, ErrClosed)
-		return
+		return nil, nil
 	}
-	if g.viewers >= s.cfg.MaxViewers {
+	if *viewers >= s.cfg.MaxViewers {
+		n := *viewers
 		s.mu.Unlock()
-		writeError(w, http.StatusServiceUnavailable, fmt.Errorf("web: game %s has %d viewers", g.id, g.viewers))
-		return
+		writeError(w, http.StatusServiceUnavailable, fmt.Errorf("web: game %s has %d viewers", id, n))
+		return nil, nil
 	}
-	g.viewers++
+	*viewers++
 	s.wg.Add(1)
 	s.mu.Unlock()
-	defer func() {
+	release = func() {
 		s.mu.Lock()
-		g.viewers--
+		*viewers--
 		s.mu.Unlock()
 		s.wg.Done()
-	}()
-
+	}
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.cfg.OriginPatterns})
 	if err != nil {
-		s.logger.Info("arena web: socket refused", "game", g.id, "err", err)
-		return
+		s.logger.Info("arena web: socket refused", "game", id, "err", err)
+		release()
+		return nil, nil
 	}
 	c.SetReadLimit(int64(s.cfg.MaxMessageBytes))
-	if v.seat >= 0 {
-		g.personJoined()
-		defer g.personGone()
-	}
+	return c, release
+}
+
+// serveSocket runs an accepted socket until it or the server closes: a
+// writer (follow) and a reader that hands each text frame to handle and
+// answers its error with an error message; the connection is closed
+// after maxBadMessages of them.
+func (s *Server) serveSocket(c *websocket.Conn, id string, follow func(context.Context, *connection) error, handle func([]byte) error) {
 	ctx, cancel := context.WithCancel(s.ctx)
 	defer cancel()
 	conn := &connection{c: c, timeout: s.cfg.WriteTimeout}
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		defer cancel()
-		if err := conn.follow(ctx, g, v); err != nil && ctx.Err() == nil {
-			s.logger.Info("arena web: socket writer ended", "game", g.id, "err", err)
+		if err := follow(ctx, conn); err != nil && ctx.Err() == nil {
+			s.logger.Info("arena web: socket writer ended", "game", id, "err", err)
 			c.Close(websocket.StatusPolicyViolation, "write failed")
 		}
 	})
@@ -83,12 +116,8 @@ func (s *Server) handleSocket(w http.ResponseWriter, r *http.Request) {
 		var reply error
 		if typ != websocket.MessageText {
 			reply = fmt.Errorf("%w: binary frame", ErrBadMessage)
-		} else if m, err := ParseClientMessage(b, s.cfg.MaxMessageBytes); err != nil {
-			reply = err
-		} else if v.seat < 0 {
-			reply = ErrNotPlayer
 		} else {
-			reply = g.answer(m)
+			reply = handle(b)
 		}
 		if reply == nil {
 			continue
@@ -117,8 +146,11 @@ type connection struct {
 	timeout time.Duration
 }
 
-func (c *connection) send(ctx context.Context, m ServerMessage) error {
-	b, err := json.Marshal(m)
+func (c *connection) send(ctx context.Context, m ServerMessage) error { return c.sendJSON(ctx, m) }
+
+// sendJSON writes v as one text frame within the write timeout.
+func (c *connection) sendJSON(ctx context.Context, v any) error {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("web: encode message: %w", err)
 	}
@@ -144,8 +176,7 @@ func (c *connection) follow(ctx context.Context, g *game, v viewer) error {
 		g.mu.Lock()
 		evs := g.events[sent:len(g.events):len(g.events)]
 		var q *OpenQuestion
-		if g.question != nil {
-			cp := g.question.q
+		if cp, _, ok := g.place.currentLocked(); ok {
 			q = &cp
 		}
 		var st *GameInfo
@@ -167,17 +198,12 @@ func (c *connection) follow(ctx context.Context, g *game, v viewer) error {
 		}
 		sent += len(evs)
 		if v.seat >= 0 {
-			if openQ != 0 && (q == nil || q.ID != openQ) {
-				if err := c.send(ctx, ServerMessage{Type: TypeQuestionClosed, ID: openQ}); err != nil {
-					return err
-				}
-				openQ = 0
-			}
-			if q != nil && q.ID != openQ {
-				if err := c.send(ctx, ServerMessage{Type: TypeQuestion, Question: q}); err != nil {
-					return err
-				}
-				openQ = q.ID
+			var err error
+			openQ, err = c.syncQuestion(ctx, openQ, q != nil, func() int { return q.ID },
+				func(id int) any { return ServerMessage{Type: TypeQuestionClosed, ID: id} },
+				func() any { return ServerMessage{Type: TypeQuestion, Question: q} })
+			if err != nil {
+				return err
 			}
 		}
 		if st != nil {
@@ -192,4 +218,25 @@ func (c *connection) follow(ctx context.Context, g *game, v viewer) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// syncQuestion brings a person's connection up to date with the open
+// question: it sends closed(openQ) when the question it was sent
+// (openQ, 0 for none) is no longer open, and opened() when a question
+// (has, with id()) is open that it was not sent. It returns the id of the
+// question the connection now holds.
+func (c *connection) syncQuestion(ctx context.Context, openQ int, has bool, id func() int, closed func(int) any, opened func() any) (int, error) {
+	if openQ != 0 && (!has || id() != openQ) {
+		if err := c.sendJSON(ctx, closed(openQ)); err != nil {
+			return openQ, err
+		}
+		openQ = 0
+	}
+	if has && id() != openQ {
+		if err := c.sendJSON(ctx, opened()); err != nil {
+			return openQ, err
+		}
+		openQ = id()
+	}
+	return openQ, nil
 }

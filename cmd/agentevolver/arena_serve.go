@@ -13,6 +13,7 @@ import (
 
 	"github.com/org/agentevolver/arena"
 	"github.com/org/agentevolver/arena/avalon"
+	"github.com/org/agentevolver/arena/diplomacy/dipgame"
 	"github.com/org/agentevolver/arena/web"
 	"github.com/org/agentevolver/envservice"
 	"github.com/org/agentevolver/llm"
@@ -37,14 +38,20 @@ const arenaServeUsage = `Usage:
                            [--max-connections N]
                            [--temperature T] [--max-tokens N] [--concurrency N] [-v]
 
-Serves the arena's web page: start Avalon games between models and watch them
-live (observe mode, with a toggle for hidden information), or take a seat and
-play against the models (participate mode). Open http://ADDR/ in a browser.
+Serves the arena's web page: start Avalon or Diplomacy games between models
+and watch them live (observe mode; Avalon with a toggle for hidden
+information, Diplomacy on an SVG map with a list of phases to step back
+through), or take a seat or a power and play against the models (participate
+mode). Open http://ADDR/ in a browser.
 
-The new-game form offers the built-in models (informed, random, saboteur,
+The Avalon form offers the built-in models (informed, random, saboteur,
 cautious) and every --model given here, by NAME, with the SPECs of
 "agentevolver arena run" (openai:MODEL@BASE_URL for an endpoint; the key is
-read from OPENAI_API_KEY). Browsers only choose among these names.
+read from OPENAI_API_KEY). The Diplomacy form offers the Diplomacy bots
+random and greedy (games run with no model at all) and every endpoint
+--model (Avalon's baselines only play Avalon). Browsers only choose among
+these names. A finished Diplomacy game's log (the reference's game_log.json
+shape) is downloaded from its page.
 
 Every request must name the server in its Host header: the listen address,
 or localhost, 127.0.0.1 or [::1] with the listen port. Others are refused
@@ -105,24 +112,30 @@ func runArenaServe(ctx context.Context, args []string, stdout, stderr io.Writer)
 		level = slog.LevelInfo
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	entrants := web.DefaultModels()
+	entrants, dipEntrants := web.DefaultModels(), web.DefaultDiplomacyModels()
 	for _, m := range models {
 		e, err := parseEntrant(m, *concurrency, logger)
 		if err != nil {
 			return err
 		}
 		entrants = replaceEntrant(entrants, e)
+		if _, avalonBot := e.Model.(avalon.Random); !avalonBot {
+			dipEntrants = replaceEntrant(dipEntrants, e)
+		}
 	}
+	chat := llm.ChatOptions{Temperature: llm.Float(*temperature), MaxTokens: *maxTokens}
 	srv, err := web.New(web.Config{
-		Models:         entrants,
-		Game:           avalon.Config{Chat: llm.ChatOptions{Temperature: llm.Float(*temperature), MaxTokens: *maxTokens}},
-		MaxGames:       *maxGames,
-		MaxPersonGames: *maxPersonGames,
-		PersonTimeout:  *personTimeout,
-		AnswerTimeout:  *answerTimeout,
-		AllowedHosts:   hosts,
-		OriginPatterns: origins,
-		Logger:         logger,
+		Models:          entrants,
+		Game:            avalon.Config{Chat: chat},
+		DiplomacyModels: dipEntrants,
+		Diplomacy:       dipgame.Config{Chat: chat},
+		MaxGames:        *maxGames,
+		MaxPersonGames:  *maxPersonGames,
+		PersonTimeout:   *personTimeout,
+		AnswerTimeout:   *answerTimeout,
+		AllowedHosts:    hosts,
+		OriginPatterns:  origins,
+		Logger:          logger,
 	})
 	if err != nil {
 		return err

@@ -23,7 +23,7 @@ func TestArenaServe(t *testing.T) {
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"arena", "serve", "--addr", "127.0.0.1:0", "--model", "mine=random:7"}, nil, pw, io.Discard)
+		done <- run(ctx, []string{"arena", "serve", "--addr", "127.0.0.1:0", "--model", "mine=random:7", "--model", "ep=openai:m@http://127.0.0.1:9/v1"}, nil, pw, io.Discard)
 		pw.Close()
 	}()
 	lines := bufio.NewScanner(pr)
@@ -47,8 +47,20 @@ func TestArenaServe(t *testing.T) {
 	var opts web.PageOptions
 	err = json.NewDecoder(resp.Body).Decode(&opts)
 	resp.Body.Close()
-	if err != nil || strings.Join(opts.Models, ",") != "informed,random,saboteur,cautious,mine" {
+	if err != nil || strings.Join(opts.Models, ",") != "informed,random,saboteur,cautious,mine,ep" {
 		t.Fatalf("options %+v %v", opts, err)
+	}
+	// Diplomacy offers its bots and the endpoint; the Avalon baseline
+	// "mine" only plays Avalon.
+	resp, err = http.Get(base + "api/diplomacy/options")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dopts web.DipPageOptions
+	err = json.NewDecoder(resp.Body).Decode(&dopts)
+	resp.Body.Close()
+	if err != nil || strings.Join(dopts.Models, ",") != "random,greedy,ep" || len(dopts.Powers) != 7 {
+		t.Fatalf("diplomacy options %+v %v", dopts, err)
 	}
 	cancel()
 	select {

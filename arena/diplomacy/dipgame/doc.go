@@ -14,6 +14,9 @@
 //   - the game: Play runs a game and writes its log (Log, in the shape of
 //     the reference's game_log.json); Resume goes on with the game of a
 //     log, for example one that stopped with a model error;
+//     Config.Observe follows a game as it is played (each phase's board,
+//     negotiation round and adjudication; the arena's web page uses it)
+//     without changing its results or log;
 //   - the players: Random (one random possible order per location) and
 //     Greedy (takes neutral and enemy centres, supports its own attacks);
 //   - the adapters: ArenaGame for the arena's tournaments and Elo

@@ -68,6 +68,15 @@ type Config struct {
 	GameID string `yaml:"-"`
 	// Logger receives debug records; nil discards them.
 	Logger *slog.Logger `yaml:"-"`
+	// Observe, when set, is told of the game's progress as it happens
+	// (see Progress): the board of each phase, each negotiation round
+	// and each processed phase, in order, from the goroutine that runs
+	// the game (Play or Resume; a resumed game reports its replayed
+	// phases too). It must return promptly and must not change what it
+	// is given: the game waits for it, and Round, Log and Record are
+	// shared with the game's log. It never changes the game: results and
+	// log bytes are the same with or without it.
+	Observe func(Progress) `yaml:"-"`
 }
 
 func (c Config) withDefaults() Config {
@@ -159,6 +168,7 @@ func Play(ctx context.Context, cfg Config, seed uint64, models []llm.ChatModel, 
 		return Result{}, err
 	}
 	gm.broadcast(fmt.Sprintf("The game starts in %s. Powers: %s.", gm.g.Phase(), powerList()))
+	gm.observePosition()
 	return gm.play(ctx, w)
 }
 
@@ -188,6 +198,7 @@ func Resume(ctx context.Context, cfg Config, prev *Log, models []llm.ChatModel, 
 		return Result{}, fmt.Errorf("%w: the logged game is over", diplomacy.ErrState)
 	}
 	gm.broadcast(fmt.Sprintf("The game starts in %s. Powers: %s.", gm.g.Phase(), powerList()))
+	gm.observePosition()
 	for i, rec := range prev.History {
 		if err := gm.replayPhase(rec, prev.Game.Phases[i]); err != nil {
 			return Result{}, fmt.Errorf("dipgame: resume at %s: %w", rec.Position.Phase, err)
@@ -254,6 +265,7 @@ func (gm *game) replayPhase(rec diplomacy.PhaseRecord, pl PhaseLog) error {
 			gm.res.Calls++
 		}
 		gm.deliver(nl.Messages)
+		gm.observe(Progress{Kind: ProgressRound, Phase: rec.Position.Phase, Round: &nl})
 	}
 	poss := g.PossibleOrders()
 	for _, p := range diplomacy.Powers() {
@@ -285,6 +297,8 @@ func (gm *game) replayPhase(rec diplomacy.PhaseRecord, pl PhaseLog) error {
 	}
 	gm.broadcast(resultsText(done, g))
 	gm.log.Game.Phases = append(gm.log.Game.Phases, pl)
+	gm.observe(Progress{Kind: ProgressPhase, Phase: rec.Position.Phase, Log: &pl, Record: done})
+	gm.observePosition()
 	return nil
 }
 
@@ -331,6 +345,8 @@ func (gm *game) run(ctx context.Context) error {
 		gm.broadcast(resultsText(rec, gm.g))
 		gm.log.Game.Phases = append(gm.log.Game.Phases, pl)
 		gm.logger.Debug("dipgame: phase processed", "phase", pl.Phase, "sc", pl.SCCounts)
+		gm.observe(Progress{Kind: ProgressPhase, Phase: rec.Position.Phase, Log: &pl, Record: rec})
+		gm.observePosition()
 	}
 	return nil
 }
@@ -456,6 +472,7 @@ func (gm *game) negotiate(ctx context.Context, round int) (NegotiationLog, error
 		}
 	}
 	gm.deliver(nl.Messages)
+	gm.observe(Progress{Kind: ProgressRound, Phase: gm.g.Phase(), Round: &nl})
 	return nl, nil
 }
 
