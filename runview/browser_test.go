@@ -1,13 +1,9 @@
 package runview
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"image"
-	"image/png"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,109 +11,20 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/org/agentevolver/internal/browsertest"
 	"github.com/org/agentevolver/runlog/episodelog"
 )
 
-// The browser tests drive Debian's chromium headless through chromedp, as
-// arena/web's do. They skip only when no chromium binary is found
-// ($AGENTEVOLVER_CHROMIUM names one); .ci/run installs it.
-
-// ScreenshotDirEnv names a directory the browser test also writes its
-// screenshots into.
-const ScreenshotDirEnv = "AGENTEVOLVER_SCREENSHOT_DIR"
-
-func chromiumPath() string {
-	if p := os.Getenv("AGENTEVOLVER_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, n := range []string{"chromium", "chromium-browser", "google-chrome", "headless-shell"} {
-		if p, err := exec.LookPath(n); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
-func newBrowser(t *testing.T, deadline time.Duration) context.Context {
-	t.Helper()
-	path := chromiumPath()
-	if path == "" {
-		t.Skip("no chromium binary found (PATH or $AGENTEVOLVER_CHROMIUM); install Debian's chromium package")
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.WindowSize(1400, 1000), chromedp.Flag("disable-dev-shm-usage", true))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	if err := chromedp.Do(bctx); err != nil {
-		cancelBrowser()
-		cancelAlloc()
-		t.Fatalf("start chromium %s: %v", path, err)
-	}
-	ctx, cancel := context.WithTimeout(bctx, deadline)
-	t.Cleanup(func() {
-		cancel()
-		cancelBrowser()
-		cancelAlloc()
-	})
-	return ctx
-}
-
-func eval[T any](t *testing.T, ctx context.Context, js string) T {
-	t.Helper()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
-	if err != nil {
-		t.Fatalf("evaluate %q: %v", js, err)
-	}
-	return v
-}
-
-func waitJS(t *testing.T, ctx context.Context, what, cond string) {
-	t.Helper()
-	for !eval[bool](t, ctx, cond) {
-		if err := chromedp.Do(ctx, chromedp.Sleep(20*time.Millisecond)); err != nil {
-			t.Fatalf("waiting for %s: %v", what, err)
-		}
-	}
-}
-
-func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
-	t.Helper()
-	if err := chromedp.Do(ctx, steps...); err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-}
+// The browser tests drive Debian's chromium headless through
+// internal/browsertest, as arena/web's do. They skip only when no chromium
+// binary is found ($AGENTEVOLVER_CHROMIUM names one); .ci/run installs it.
+// $AGENTEVOLVER_SCREENSHOT_DIR keeps the screenshots.
 
 // setSelect sets a form control's value and fires its change event.
 func setSelect(t *testing.T, ctx context.Context, id, value string) {
 	t.Helper()
 	v, _ := json.Marshal(value)
-	eval[bool](t, ctx, `(() => { const e = document.getElementById("`+id+`"); e.value = `+string(v)+`; e.dispatchEvent(new Event(e.tagName === "INPUT" ? "input" : "change")); return true; })()`)
-}
-
-// shot takes a screenshot of the element sel, writes it into
-// $AGENTEVOLVER_SCREENSHOT_DIR when set, and decodes it.
-func shot(t *testing.T, ctx context.Context, sel, name string) image.Image {
-	t.Helper()
-	b, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(sel)))
-	if err != nil {
-		t.Fatalf("screenshot %s: %v", sel, err)
-	}
-	if dir := os.Getenv(ScreenshotDirEnv); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, name+".png")
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("screenshot %s", p)
-	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("screenshot %s: %v", name, err)
-	}
-	return img
+	browsertest.Eval[bool](t, ctx, `(() => { const e = document.getElementById("`+id+`"); e.value = `+string(v)+`; e.dispatchEvent(new Event(e.tagName === "INPUT" ? "input" : "change")); return true; })()`)
 }
 
 // pixelsNear counts the pixels within tol of the colour (r, g, b) in each
@@ -149,93 +56,93 @@ func abs(x int) int {
 // each are checked for the colours they must show. An episode appended
 // while the page is open shows up; the line being written never breaks it.
 func TestBrowserViewer(t *testing.T) {
-	ctx := newBrowser(t, 60*time.Second)
+	ctx := browsertest.New(t, browsertest.Config{Timeout: 60 * time.Second, Width: 1400, Height: 1000})
 	dir := makeRuns(t)
 	_, ts := newTestServer(t, dir)
-	do(t, ctx, "open the page", chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#charts .chart")))
+	browsertest.Do(t, ctx, "open the page", chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#charts .chart")))
 	setSelect(t, ctx, "run", "0/run-a")
-	waitJS(t, ctx, "run-a's charts", `!!document.querySelector('svg[data-metric="prm/step_accuracy"]')`)
+	browsertest.WaitJS(t, ctx, "run-a's charts", `!!document.querySelector('svg[data-metric="prm/step_accuracy"]')`)
 	for _, m := range []string{"reward/mean", "reward/success", "val/success", "actor/kl_loss", "actor/pg_loss", "time/step_s", "prm/step_accuracy", "exp/injected_share"} {
-		if !eval[bool](t, ctx, `!!document.querySelector('svg[data-metric="`+m+`"] path')`) {
+		if !browsertest.Eval[bool](t, ctx, `!!document.querySelector('svg[data-metric="`+m+`"] path')`) {
 			t.Errorf("no curve of %s", m)
 		}
 	}
-	sections := eval[string](t, ctx, `[...document.querySelectorAll("#charts h2")].map(h => h.textContent).join("|")`)
+	sections := browsertest.Eval[string](t, ctx, `[...document.querySelectorAll("#charts h2")].map(h => h.textContent).join("|")`)
 	if !strings.Contains(sections, "Self-attributing (prm/)") || !strings.Contains(sections, "Self-navigating (exp/)") {
 		t.Errorf("sections %q", sections)
 	}
 	// NaN at step 3 is left out of reward/mean: 9 points of 10 steps.
-	if n := eval[int](t, ctx, `document.querySelectorAll('svg[data-metric="reward/mean"] circle').length`); n != 9 {
+	if n := browsertest.Eval[int](t, ctx, `document.querySelectorAll('svg[data-metric="reward/mean"] circle').length`); n != 9 {
 		t.Errorf("reward/mean has %d points, want 9", n)
 	}
-	img := shot(t, ctx, "#charts", "viewer-curves")
+	img := browsertest.ScreenshotElement(t, ctx, "#charts", "viewer-curves")
 	if n := pixelsNear(img, 0x25, 0x63, 0xeb, 30); n < 200 {
 		t.Errorf("curves screenshot has %d pixels of the curve colour", n)
 	}
 
-	do(t, ctx, "open Compare", chromedp.Click(chromedp.CSS(`.tab[data-tab="compare"]`)))
-	waitJS(t, ctx, "the comparison", `document.querySelectorAll("#cmp-chart path").length >= 7`)
-	if got := eval[string](t, ctx, `document.getElementById("cmp-metric").value`); got != "val/success" {
+	browsertest.Do(t, ctx, "open Compare", chromedp.Click(chromedp.CSS(`.tab[data-tab="compare"]`)))
+	browsertest.WaitJS(t, ctx, "the comparison", `document.querySelectorAll("#cmp-chart path").length >= 7`)
+	if got := browsertest.Eval[string](t, ctx, `document.getElementById("cmp-metric").value`); got != "val/success" {
 		t.Errorf("compare metric %q, want val/success", got)
 	}
-	means := eval[string](t, ctx, `[...document.querySelectorAll("#cmp-chart path")].map(p => p.dataset.series).filter(s => s.includes("mean")).join("|")`)
+	means := browsertest.Eval[string](t, ctx, `[...document.querySelectorAll("#cmp-chart path")].map(p => p.dataset.series).filter(s => s.includes("mean")).join("|")`)
 	if means != "exp/arm-a (mean of 2)|exp/arm-b (mean of 2)" {
 		t.Errorf("mean curves %q", means)
 	}
-	img = shot(t, ctx, "#cmp-chart", "viewer-compare")
+	img = browsertest.ScreenshotElement(t, ctx, "#cmp-chart", "viewer-compare")
 	if a, b := pixelsNear(img, 0x25, 0x63, 0xeb, 30), pixelsNear(img, 0xdc, 0x26, 0x26, 30); a < 100 || b < 100 {
 		t.Errorf("compare screenshot: %d pixels of arm-a's colour, %d of arm-b's", a, b)
 	}
 
-	do(t, ctx, "open Episodes", chromedp.Click(chromedp.CSS(`.tab[data-tab="episodes"]`)))
+	browsertest.Do(t, ctx, "open Episodes", chromedp.Click(chromedp.CSS(`.tab[data-tab="episodes"]`)))
 	rows := `document.querySelectorAll("#ep-list tbody tr").length`
-	waitJS(t, ctx, "the episode list", rows+` === 12`)
+	browsertest.WaitJS(t, ctx, "the episode list", rows+` === 12`)
 	setSelect(t, ctx, "f-outcome", "failed")
-	waitJS(t, ctx, "failed episodes", rows+` === 2`)
-	if got := eval[string](t, ctx, `[...document.getElementById("f-cause").options].map(o => o.value).join(",")`); got != ",create,step" {
+	browsertest.WaitJS(t, ctx, "failed episodes", rows+` === 2`)
+	if got := browsertest.Eval[string](t, ctx, `[...document.getElementById("f-cause").options].map(o => o.value).join(",")`); got != ",create,step" {
 		t.Errorf("cause choices %q", got)
 	}
 	setSelect(t, ctx, "f-cause", "step")
-	waitJS(t, ctx, "the step failure", rows+` === 1`)
-	do(t, ctx, "open it", chromedp.Click(chromedp.CSS("#ep-list tbody tr")))
-	waitJS(t, ctx, "its detail", `!!document.querySelector("#ep-detail h3") && document.querySelector("#ep-detail h3").textContent.includes("failed: step")`)
-	if !eval[bool](t, ctx, `document.getElementById("ep-detail").textContent.includes("connection reset")`) {
+	browsertest.WaitJS(t, ctx, "the step failure", rows+` === 1`)
+	browsertest.Do(t, ctx, "open it", chromedp.Click(chromedp.CSS("#ep-list tbody tr")))
+	browsertest.WaitJS(t, ctx, "its detail", `!!document.querySelector("#ep-detail h3") && document.querySelector("#ep-detail h3").textContent.includes("failed: step")`)
+	if !browsertest.Eval[bool](t, ctx, `document.getElementById("ep-detail").textContent.includes("connection reset")`) {
 		t.Error("the failure's message is not shown")
 	}
 	setSelect(t, ctx, "f-cause", "")
 	setSelect(t, ctx, "f-outcome", "success")
-	waitJS(t, ctx, "successes", rows+` === 5`)
+	browsertest.WaitJS(t, ctx, "successes", rows+` === 5`)
 	setSelect(t, ctx, "f-task", "task-1")
-	waitJS(t, ctx, "task-1's successes", rows+` === 2`)
-	do(t, ctx, "open it", chromedp.Click(chromedp.CSS("#ep-list tbody tr")))
-	waitJS(t, ctx, "the token view", `document.querySelectorAll("#ep-detail .tok").length === 9`)
-	if h := eval[string](t, ctx, `document.querySelector("#ep-detail h3").textContent`); h != "Training task task-1 (Final Reward 1)" {
+	browsertest.WaitJS(t, ctx, "task-1's successes", rows+` === 2`)
+	browsertest.Do(t, ctx, "open it", chromedp.Click(chromedp.CSS("#ep-list tbody tr")))
+	browsertest.WaitJS(t, ctx, "the token view", `document.querySelectorAll("#ep-detail .tok").length === 9`)
+	if h := browsertest.Eval[string](t, ctx, `document.querySelector("#ep-detail h3").textContent`); h != "Training task task-1 (Final Reward 1)" {
 		t.Errorf("header %q", h)
 	}
-	if n := eval[int](t, ctx, `document.querySelectorAll("#ep-detail .msg").length`); n != 4 {
+	if n := browsertest.Eval[int](t, ctx, `document.querySelectorAll("#ep-detail .msg").length`); n != 4 {
 		t.Errorf("%d messages shown, want 4", n)
 	}
-	if n := eval[int](t, ctx, `document.querySelectorAll("#ep-detail .tok.t1").length`); n != 3 {
+	if n := browsertest.Eval[int](t, ctx, `document.querySelectorAll("#ep-detail .tok.t1").length`); n != 3 {
 		t.Errorf("%d trained tokens, want 3", n)
 	}
-	if c := eval[string](t, ctx, `getComputedStyle(document.querySelector("#ep-detail .tok.t1")).color`); c != "rgb(9, 171, 207)" {
+	if c := browsertest.Eval[string](t, ctx, `getComputedStyle(document.querySelector("#ep-detail .tok.t1")).color`); c != "rgb(9, 171, 207)" {
 		t.Errorf("trained token colour %s", c)
 	}
-	if c := eval[string](t, ctx, `getComputedStyle(document.querySelector("#ep-detail .tok.t0")).color`); c != "rgb(217, 133, 16)" {
+	if c := browsertest.Eval[string](t, ctx, `getComputedStyle(document.querySelector("#ep-detail .tok.t0")).color`); c != "rgb(217, 133, 16)" {
 		t.Errorf("context token colour %s", c)
 	}
-	if title := eval[string](t, ctx, `document.querySelector("#ep-detail .tok.t1").title`); title != "id 7001 · trained" {
+	if title := browsertest.Eval[string](t, ctx, `document.querySelector("#ep-detail .tok.t1").title`); title != "id 7001 · trained" {
 		t.Errorf("hover title %q", title)
 	}
-	eval[bool](t, ctx, `document.querySelector("#ep-detail .tok.t1").dispatchEvent(new MouseEvent("mouseenter")); true`)
-	if info := eval[string](t, ctx, `document.getElementById("tok-info").textContent`); !strings.Contains(info, "id 7001") || !strings.Contains(info, "trained") {
+	browsertest.Eval[bool](t, ctx, `document.querySelector("#ep-detail .tok.t1").dispatchEvent(new MouseEvent("mouseenter")); true`)
+	if info := browsertest.Eval[string](t, ctx, `document.getElementById("tok-info").textContent`); !strings.Contains(info, "id 7001") || !strings.Contains(info, "trained") {
 		t.Errorf("token info %q", info)
 	}
-	img = shot(t, ctx, "#ep-detail .tokens", "viewer-tokens")
+	img = browsertest.ScreenshotElement(t, ctx, "#ep-detail .tokens", "viewer-tokens")
 	if a, b := pixelsNear(img, 9, 171, 207, 40), pixelsNear(img, 217, 133, 16, 40); a < 20 || b < 20 {
 		t.Errorf("token screenshot: %d pixels of the trained colour, %d of the context colour", a, b)
 	}
-	shot(t, ctx, "body", "viewer-episode")
+	browsertest.ScreenshotElement(t, ctx, "body", "viewer-episode")
 
 	// The run goes on: the line being written completes and another
 	// episode follows; the list grows on the next refresh.
@@ -248,8 +155,8 @@ func TestBrowserViewer(t *testing.T) {
 	w.Close()
 	setSelect(t, ctx, "f-task", "")
 	setSelect(t, ctx, "f-outcome", "")
-	waitJS(t, ctx, "the new episodes", rows+` === 14`)
-	if s := eval[string](t, ctx, `document.getElementById("status").className`); s == "error" {
-		t.Errorf("the page shows an error: %s", eval[string](t, ctx, `document.getElementById("status").textContent`))
+	browsertest.WaitJS(t, ctx, "the new episodes", rows+` === 14`)
+	if s := browsertest.Eval[string](t, ctx, `document.getElementById("status").className`); s == "error" {
+		t.Errorf("the page shows an error: %s", browsertest.Eval[string](t, ctx, `document.getElementById("status").textContent`))
 	}
 }
