@@ -131,6 +131,13 @@ type TrainConfig struct {
 	// stayed at loss 0.39 and 0% held-out success after 600 steps where
 	// the same run without sorting reached loss 0.07 and 33% on level 1.
 	SortWindow int `yaml:"sort_window"`
+	// LossOnAll, when true, trains on every token of an episode (the
+	// system prompt, the instruction, worked examples, observations), as
+	// a language model's pretraining does, not only on the policy's own
+	// calls. Text that repeats within an episode (a name in the
+	// instruction, then in a call, then in the observation) is then
+	// learnt as copying from many more tokens per step.
+	LossOnAll bool `yaml:"loss_on_all"`
 	// EvalEvery measures held-out success every EvalEvery steps (0: only
 	// at the end); SaveEvery checkpoints every SaveEvery steps (0: only at
 	// the end).

@@ -74,12 +74,16 @@ func TestLearningRateSchedule(t *testing.T) {
 
 func TestWholeSequence(t *testing.T) {
 	s := agentevolver.Sample{PromptIDs: []int{1, 2, 3}, ResponseIDs: []int{4, 5, 6}, ResponseLossMask: []int{1, 0, 1}}
-	w := wholeSequence(s)
+	w := wholeSequence(s, false)
 	if len(w.PromptIDs) != 1 || w.PromptIDs[0] != 1 || len(w.ResponseIDs) != 5 || w.ResponseIDs[4] != 6 {
 		t.Fatalf("ids %v %v", w.PromptIDs, w.ResponseIDs)
 	}
 	if want := []int{0, 0, 1, 0, 1}; !equalInts(w.ResponseLossMask, want) {
 		t.Fatalf("mask %v, want %v", w.ResponseLossMask, want)
+	}
+	all := wholeSequence(s, true)
+	if want := []int{1, 1, 1, 1, 1}; !equalInts(all.ResponseLossMask, want) || !equalInts(all.ResponseIDs, w.ResponseIDs) {
+		t.Fatalf("loss on all: ids %v mask %v, want the same ids and mask %v", all.ResponseIDs, all.ResponseLossMask, want)
 	}
 }
 

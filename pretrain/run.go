@@ -507,7 +507,7 @@ func (r *run) window(ctx context.Context, w int) ([][]agentevolver.Sample, error
 	var flat []agentevolver.Sample
 	for i, s := range samples {
 		for _, x := range s {
-			flat = append(flat, wholeSequence(x))
+			flat = append(flat, wholeSequence(x, t.LossOnAll))
 		}
 		if w != r.countedWindow {
 			r.stats.add(specs[i], s)
@@ -720,15 +720,20 @@ const windowStream = 0x5eed_0f_ba7c4e5
 
 // wholeSequence lays a sample out as one sequence: its first token as the
 // prompt and every other token as the response, the loss mask zero on
-// what was the prompt. The loss is the same (the same tokens at the same
+// what was the prompt (one on every token with all). The loss is the same (the same tokens at the same
 // positions, imitated where the policy wrote them), but a batch's shape
 // then depends on one length instead of two: a trainer compiles one graph
 // per shape, and the prompt and response lengths of a varied corpus would
 // otherwise make dozens of shapes (more than the graph cache holds).
-func wholeSequence(s agentevolver.Sample) agentevolver.Sample {
+func wholeSequence(s agentevolver.Sample, all bool) agentevolver.Sample {
 	ids := append(append([]int(nil), s.PromptIDs...), s.ResponseIDs...)
 	mask := make([]int, len(ids)-1)
 	copy(mask[len(s.PromptIDs)-1:], s.ResponseLossMask)
+	if all {
+		for i := range mask {
+			mask[i] = 1
+		}
+	}
 	return agentevolver.Sample{
 		TaskID: s.TaskID, DataID: s.DataID, RolloutID: s.RolloutID,
 		PromptIDs: ids[:1], ResponseIDs: ids[1:], ResponseLossMask: mask,
