@@ -503,11 +503,24 @@ func (e *Executable) executeNode(node *Node, execBuf *executionBuffers) error {
 	} else {
 		// Single-output node:
 		var err error
+		view := false
 		if node.opType == backends.OpTypeAllReduce {
 			// A collective needs this execution's replica, which executors do not get.
 			execBuf.results[nodeIdx], err = e.allReduce(node, inputBuffers[0], execBuf.replica, execBuf.device, execBuf.collectives)
 		} else if fused, ok := node.data.(fusedOp); ok { // fuse.go
 			execBuf.results[nodeIdx], err = fused.execute(e.backend, node, inputBuffers, inputsOwned)
+		} else if node.opType == backends.OpTypeReshape && !execBuf.owned[node.inputs[0].builderIdx] {
+			// gofast: a reshape of a buffer the executor does not own (a
+			// parameter it was not donated, a constant, or a view of
+			// one) is a view of the same data, not a copy: those
+			// buffers outlive the execution and nothing writes to them.
+			// Upstream copied them, which for a decode step's output
+			// head was a copy of the whole embedding matrix per token.
+			// The view is not owned either, so no op writes into it or
+			// frees it, and an output that is one is copied on return.
+			in := inputBuffers[0]
+			execBuf.results[nodeIdx] = &Buffer{shape: node.shape, valid: in.valid, flat: in.flat, device: in.device}
+			view = true
 		} else {
 			nodeExecutor := nodeExecutors[node.opType]
 			if nodeExecutor == nil {
@@ -518,7 +531,7 @@ func (e *Executable) executeNode(node *Node, execBuf *executionBuffers) error {
 		if err != nil {
 			return errors.WithMessagef(err, "while executing %q", node.opType)
 		}
-		execBuf.owned[nodeIdx] = true
+		execBuf.owned[nodeIdx] = !view
 	}
 
 	// If input has been reused, erase it from results.
