@@ -63,6 +63,9 @@ type CorpusConfig struct {
 	WorldSeed int64 `yaml:"world_seed"`
 	// Worlds is the number of varied worlds.
 	Worlds int `yaml:"worlds"`
+	// ValuesOnly makes the worlds vary only their values, keeping the
+	// classic names and prompt (toolworld.Config.ValuesOnly).
+	ValuesOnly bool `yaml:"values_only"`
 	// TasksPerSplit is the size of each of the corpus environment's three
 	// splits (levels 1, 2, 3 in turn): the train split's tasks are the
 	// episodes' tasks, every split's tasks are the sources of worked
@@ -157,9 +160,10 @@ type TrainConfig struct {
 // worlds per level, with no worked example, with a relevant one (a task of
 // the same family in the same world) and with an unrelated one.
 type EvalConfig struct {
-	// WorldSeed and Worlds make the held-out environment.
-	WorldSeed int64 `yaml:"world_seed"`
-	Worlds    int   `yaml:"worlds"`
+	// WorldSeed, Worlds and ValuesOnly make the held-out environment.
+	WorldSeed  int64 `yaml:"world_seed"`
+	Worlds     int   `yaml:"worlds"`
+	ValuesOnly bool  `yaml:"values_only"`
 	// TasksPerLevel is the held-out tasks per level of the final card.
 	TasksPerLevel int `yaml:"tasks_per_level"`
 	// QuickTasksPerLevel is the tasks per level of the periodic

@@ -46,7 +46,7 @@ type corpus struct {
 // showed solved as a worked example, would not be held out.
 func newCorpus(ctx context.Context, cfg CorpusConfig, seed int64, systemPrompt string, heldOut map[string]bool) (*corpus, error) {
 	env, err := toolworld.New(toolworld.Config{
-		Seed: seed, Worlds: cfg.Worlds, WorldSeed: cfg.WorldSeed, SystemPrompt: systemPrompt,
+		Seed: seed, Worlds: cfg.Worlds, WorldSeed: cfg.WorldSeed, ValuesOnly: cfg.ValuesOnly, SystemPrompt: systemPrompt,
 		TrainSize: cfg.TasksPerSplit, ValSize: cfg.TasksPerSplit, TestSize: cfg.TasksPerSplit,
 	})
 	if err != nil {
@@ -243,7 +243,7 @@ func familyOverlap(a, b []string) float64 {
 // summariser writes it, and the experience template.
 func (c *corpus) text(ctx context.Context) ([]string, error) {
 	env, err := toolworld.New(toolworld.Config{
-		Seed: c.seed, Worlds: c.cfg.Worlds, WorldSeed: c.cfg.WorldSeed, SystemPrompt: c.systemPrompt,
+		Seed: c.seed, Worlds: c.cfg.Worlds, WorldSeed: c.cfg.WorldSeed, ValuesOnly: c.cfg.ValuesOnly, SystemPrompt: c.systemPrompt,
 		TrainSize: min(c.cfg.TasksPerSplit, max(2*c.cfg.Worlds, 3000)), ValSize: 3, TestSize: 3,
 	})
 	if err != nil {

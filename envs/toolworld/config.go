@@ -47,6 +47,12 @@ type Config struct {
 	// Compact is ignored. Zero keeps the one classic world: the catalog's
 	// own names and the prompt Compact or SystemPrompt choose.
 	Worlds int `yaml:"worlds"`
+	// ValuesOnly, with Worlds, varies only each world's values (people,
+	// event titles, file texts and file names); app, API and argument
+	// names and the system prompt stay the classic world's. A policy
+	// then acts well by copying values from the instruction and what it
+	// read, without reading its tools.
+	ValuesOnly bool `yaml:"values_only"`
 	// WorldSeed selects the varied worlds' surfaces and values: two
 	// environments with different world seeds share no world (but by a
 	// chance too small to matter), which keeps the worlds of an

@@ -222,7 +222,14 @@ func (e *Env) worldOf(index int) (*surface, int, error) {
 	}
 	w := index % len(e.worlds)
 	if e.worlds[w] == nil {
-		s, err := drawSurface(e.cat, newRNG(surfaceStream, uint64(e.cfg.WorldSeed), uint64(w)), e.cfg.SystemPrompt)
+		r := newRNG(surfaceStream, uint64(e.cfg.WorldSeed), uint64(w))
+		if e.cfg.ValuesOnly {
+			s := canonicalSurface(e.cat)
+			s.pools = drawPools(r)
+			e.worlds[w] = s
+			return s, w, nil
+		}
+		s, err := drawSurface(e.cat, r, e.cfg.SystemPrompt)
 		if err != nil {
 			return nil, 0, err
 		}
