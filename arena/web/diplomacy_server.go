@@ -120,19 +120,7 @@ func (s *Server) handleDipMap(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) handleDipList(w http.ResponseWriter, _ *http.Request) {
-	s.mu.Lock()
-	gs := make([]*dipGame, 0, len(s.order))
-	for i := len(s.order) - 1; i >= 0; i-- {
-		if g, ok := s.dgames[s.order[i]]; ok {
-			gs = append(gs, g)
-		}
-	}
-	s.mu.Unlock()
-	out := make([]DipGameInfo, len(gs))
-	for i, g := range gs {
-		out[i] = g.info()
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, newestFirst(s, s.dgames, (*dipGame).info))
 }
 
 // DipNewGameRequest is the body of POST /api/diplomacy/games.

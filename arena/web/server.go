@@ -330,19 +330,27 @@ func (s *Server) handleOptions(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) handleList(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, newestFirst(s, s.games, (*game).info))
+}
+
+// newestFirst describes the games of one kind (Avalon's or Diplomacy's,
+// held in games) newest first, by the server's creation order. The games
+// are picked under the server's lock and described after it, since info
+// takes each game's own lock.
+func newestFirst[G any, I any](s *Server, games map[string]G, info func(G) I) []I {
 	s.mu.Lock()
-	gs := make([]*game, 0, len(s.order))
+	gs := make([]G, 0, len(s.order))
 	for i := len(s.order) - 1; i >= 0; i-- {
-		if g, ok := s.games[s.order[i]]; ok {
+		if g, ok := games[s.order[i]]; ok {
 			gs = append(gs, g)
 		}
 	}
 	s.mu.Unlock()
-	out := make([]GameInfo, len(gs))
+	out := make([]I, len(gs))
 	for i, g := range gs {
-		out[i] = g.info()
+		out[i] = info(g)
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out
 }
 
 // NewGameRequest is the body of POST /api/games.
