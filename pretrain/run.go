@@ -93,8 +93,11 @@ type run struct {
 	// countedWindow is a sort window whose episodes the restored
 	// statistics already count (a run resumed in its middle).
 	countedWindow int
-	began         time.Time
-	elapsed       time.Duration // wall time of earlier sessions of a resumed run
+	// initDir is Config.InitFrom's directory, resolved by tokenizer for
+	// newModel (empty without InitFrom, and when resuming).
+	initDir string
+	began   time.Time
+	elapsed time.Duration // wall time of earlier sessions of a resumed run
 }
 
 // Run pretrains a base policy from scratch on the generated corpus and
@@ -190,7 +193,7 @@ func (r *run) open(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := r.newModel(ctx, backend, resumeFrom >= 0); err != nil {
+	if err := r.newModel(ctx, backend); err != nil {
 		return 0, err
 	}
 	t := r.cfg.Train
@@ -284,6 +287,7 @@ func (r *run) tokenizer(ctx context.Context, resume bool) error {
 		if err != nil {
 			return fmt.Errorf("%w: init_from: %w", ErrConfig, err)
 		}
+		r.initDir = dir
 		tok, err := tokenizer.Load(dir)
 		if err != nil {
 			return fmt.Errorf("pretrain: init_from %s: tokenizer: %w", r.cfg.InitFrom, err)
@@ -324,9 +328,9 @@ func (r *run) setTokenizer(tok *tokenizer.BPE) error {
 // newModel makes the policy: random weights from the seed, or the weights
 // of Config.InitFrom, whose shape must be Config.Shape's. A resumed run's
 // weights are the checkpoint's, loaded later over either.
-func (r *run) newModel(ctx context.Context, backend backends.Backend, resume bool) error {
+func (r *run) newModel(ctx context.Context, backend backends.Backend) error {
 	want := r.cfg.Shape.ModelConfig(r.tok.VocabSize())
-	if r.cfg.InitFrom == "" || resume {
+	if r.initDir == "" { // no InitFrom, or resuming
 		m, err := model.New(want, r.cfg.Seed, model.Options{Backend: backend})
 		if err != nil {
 			return fmt.Errorf("pretrain: new policy: %w", err)
@@ -334,11 +338,7 @@ func (r *run) newModel(ctx context.Context, backend backends.Backend, resume boo
 		r.m = m
 		return nil
 	}
-	dir, err := models.Resolve(r.cfg.InitFrom)
-	if err != nil {
-		return fmt.Errorf("%w: init_from: %w", ErrConfig, err)
-	}
-	m, err := model.Load(ctx, dir, model.Options{Backend: backend, Logger: r.log})
+	m, err := model.Load(ctx, r.initDir, model.Options{Backend: backend, Logger: r.log})
 	if err != nil {
 		return fmt.Errorf("pretrain: init_from %s: %w", r.cfg.InitFrom, err)
 	}
