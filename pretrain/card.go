@@ -229,7 +229,11 @@ func (c Card) Markdown() string {
 	p("- seed %d; %d steps of %d episodes; wall time %s on %s\n\n", cfg.Seed, c.Corpus.Steps, cfg.Train.BatchSize, minutes(c.WallSeconds), c.Machine)
 	p("## Corpus\n\n")
 	co := cfg.Corpus
-	if co.Worlds > 0 {
+	if co.Worlds > 0 && co.ValuesOnly {
+		p("Episodes of the expert on %d worlds (world seed %d) that vary only their values: each world draws its own\n", co.Worlds, co.WorldSeed)
+		p("people, event titles, texts and file names, and keeps the classic app, API and argument names and the\n")
+		p("one-line system prompt. ")
+	} else if co.Worlds > 0 {
 		p("Episodes of the expert on %d varied worlds (world seed %d): each world draws its own app, API and\n", co.Worlds, co.WorldSeed)
 		p("argument names, descriptions, tool order, people, files and texts, and lists its tools in the\n")
 		p("system prompt. ")
@@ -247,6 +251,10 @@ func (c Card) Markdown() string {
 	if co.FocusStart > 0 {
 		p("A curriculum cuts the tool list of %.0f%% of the first episodes to the tools the expert calls and %d others,\n", 100*co.FocusStart, co.FocusDistractors)
 		p("falling linearly to none at episode %d (%d episodes in all).\n", co.FocusEpisodes, c.Corpus.Focused)
+	}
+	if co.DrillShare > 0 {
+		p("%.0f%% of the episodes are copy drills (%d in all): repeat some of the corpus's words, or call a named\n", 100*co.DrillShare, c.Corpus.Drills)
+		p("tool with the values a list of pairs gives its arguments; only copying from the prompt solves them.\n")
 	}
 	p("\n")
 	cs := c.Corpus

@@ -110,6 +110,12 @@ type CorpusConfig struct {
 	// level: a train split drawn afresh is then one the policy learnt by
 	// heart. 0 reserves nothing.
 	ReserveShare float64 `yaml:"reserve_share"`
+	// DrillShare is the share of episodes replaced by copy drills: short
+	// synthetic tasks that only copying from the prompt solves (repeat
+	// some words; call a named tool with the values a list of pairs gives
+	// its arguments), which teach in-context copying before the corpus's
+	// episodes need it. 0 makes none.
+	DrillShare float64 `yaml:"drill_share"`
 }
 
 // TrainConfig is the optimisation schedule: AdamW with a linear warm-up
@@ -266,8 +272,8 @@ func (c Config) Validate() error {
 	co := c.Corpus
 	check(co.Worlds >= 0, "corpus.worlds %d must be >= 0", co.Worlds)
 	check(co.TasksPerSplit >= 3, "corpus.tasks_per_split %d must be >= 3", co.TasksPerSplit)
-	check(share(co.ReserveShare) && co.ReserveShare < 1 && share(co.HindsightShare) && share(co.ExampleShare) && share(co.RelevantShare) && share(co.SameTaskShare),
-		"corpus shares must be in [0, 1]")
+	check(share(co.ReserveShare) && co.ReserveShare < 1 && share(co.HindsightShare) && share(co.ExampleShare) && share(co.RelevantShare) && share(co.SameTaskShare) && share(co.DrillShare) && co.DrillShare < 1,
+		"corpus shares must be in [0, 1] (drill_share and reserve_share below 1)")
 	check(co.WalkSteps >= 1, "corpus.walk_steps %d must be >= 1", co.WalkSteps)
 	check(co.MaxExamples >= 1, "corpus.max_examples %d must be >= 1", co.MaxExamples)
 	check(share(co.FocusStart) && co.FocusEpisodes >= 0 && co.FocusDistractors >= 0, "corpus: focus_start in [0, 1], focus_episodes and focus_distractors >= 0")

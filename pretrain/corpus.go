@@ -25,6 +25,10 @@ type episodeSpec struct {
 	// focus cuts the tool list to the tools the expert calls and a few
 	// others (the curriculum, CorpusConfig.FocusStart).
 	focus bool
+	// drill, when set, makes the episode the copy drill of drillSeed
+	// instead of taskID's (CorpusConfig.DrillShare).
+	drill     bool
+	drillSeed uint64
 }
 
 // corpus draws episode specs: the i-th spec is a pure function of the seed
@@ -81,6 +85,11 @@ const corpusStream = 0x636f72707573 // "corpus"
 // spec draws the i-th episode.
 func (c *corpus) spec(ctx context.Context, i int64) (episodeSpec, error) {
 	r := rand.New(rand.NewPCG(uint64(c.seed)^corpusStream, uint64(i)))
+	// Drawn only with drills on, so that a corpus without them is the one
+	// earlier runs (and the shipped bases) imitated.
+	if c.cfg.DrillShare > 0 && r.Float64() < c.cfg.DrillShare {
+		return episodeSpec{drill: true, drillSeed: r.Uint64()}, nil
+	}
 	base := c.train[r.IntN(len(c.train))]
 	sp := episodeSpec{taskID: base}
 	if r.Float64() < c.cfg.HindsightShare {
@@ -272,5 +281,9 @@ func (c *corpus) text(ctx context.Context) ([]string, error) {
 		}
 		docs = append(docs, "Task: "+info.Instruction+"\nSolved with:\n"+strings.Join(lines, "\n"))
 	}
-	return append(docs, experience.DefaultTemplate), nil
+	docs = append(docs, experience.DefaultTemplate)
+	if c.cfg.DrillShare > 0 {
+		docs = append(docs, drillTemplateText)
+	}
+	return docs, nil
 }

@@ -85,6 +85,7 @@ type run struct {
 	ctxCfg  contextmgr.Config
 	corpus  *corpus
 	replay  *replayer
+	drills  *drillMaker // nil without CorpusConfig.DrillShare
 	eval    *evaluator
 	m       *model.Model
 	sft     *optim.Supervised
@@ -185,6 +186,11 @@ func (r *run) open(ctx context.Context) (int, error) {
 	}
 	if r.replay, err = newReplayer(r.corpus.env, r.ctxCfg, r.log); err != nil {
 		return 0, err
+	}
+	if r.cfg.Corpus.DrillShare > 0 {
+		if r.drills, err = newDrillMaker(r.corpus); err != nil {
+			return 0, err
+		}
 	}
 	if r.eval, err = newEvaluator(ctx, r.cfg, r.ctxCfg, r.log); err != nil {
 		return 0, err
@@ -482,6 +488,14 @@ func (r *run) window(ctx context.Context, w int) ([][]agentevolver.Sample, error
 			if err != nil {
 				return err
 			}
+			if sp.drill {
+				x, err := r.drills.sample(gctx, r.ctxCfg, r.cfg.Context.SystemPrompt, sp.drillSeed)
+				if err != nil {
+					return err
+				}
+				samples[i], specs[i] = []agentevolver.Sample{x}, sp
+				return nil
+			}
 			distractors := -1
 			if sp.focus {
 				distractors = r.cfg.Corpus.FocusDistractors
@@ -690,10 +704,16 @@ type CorpusStats struct {
 	Relevant     int64 `json:"relevant"`
 	// Focused counts episodes whose tool list was cut (the curriculum).
 	Focused int64 `json:"focused"`
+	// Drills counts copy drills (CorpusConfig.DrillShare); they count in
+	// Episodes and Tokens but in no level.
+	Drills int64 `json:"drills,omitempty"`
 }
 
 func (s *CorpusStats) add(sp episodeSpec, samples []agentevolver.Sample) {
 	s.Episodes++
+	if sp.drill {
+		s.Drills++
+	}
 	if sp.level >= 1 && sp.level < len(s.ByLevel) {
 		s.ByLevel[sp.level]++
 	}
