@@ -4,7 +4,9 @@
 // pretrain, whose card (README.md in its directory) says how it was made
 // and what it does on worlds it never saw, and its twin
 // ToolworldBaseReserved, pretrained without a fifth of all instructions,
-// which the experiments then train on.
+// which the experiments then train on; and ToolworldBaseValues, which
+// copies values from its prompt and so acts in worlds whose people, titles
+// and files it never saw (toolworld.Config.ValuesOnly).
 //
 // A configuration names a shipped policy as model.path
 // "builtin:toolworld-base"; Resolve turns that into a directory on disk

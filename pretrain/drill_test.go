@@ -2,6 +2,7 @@ package pretrain
 
 import (
 	"context"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -83,5 +84,26 @@ func TestDrillsCopyFromThePrompt(t *testing.T) {
 	}
 	if !strings.Contains(res.Card.Markdown(), "copy drills") {
 		t.Fatal("the card does not mention the drills")
+	}
+}
+
+// TestExampleConfigs: every pretraining configuration shipped in
+// examples/pretrain loads and validates (the recipes of the shipped bases).
+func TestExampleConfigs(t *testing.T) {
+	files, err := filepath.Glob("../examples/pretrain/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no example configurations: %v", err)
+	}
+	for _, f := range files {
+		cfg, err := LoadConfig([]string{f}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if err := cfg.Validate(); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if cfg.Corpus.DrillShare == 0 {
+			t.Fatalf("%s: no copy drills", f)
+		}
 	}
 }
