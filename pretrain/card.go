@@ -256,6 +256,9 @@ func (c Card) Markdown() string {
 		p("%.0f%% of the episodes are copy drills (%d in all): repeat some of the corpus's words, or call a named\n", 100*co.DrillShare, c.Corpus.Drills)
 		p("tool with the values a list of pairs gives its arguments; only copying from the prompt solves them.\n")
 	}
+	if c.Corpus.Skipped > 0 {
+		p("%d episodes were left out: the expert's calls did not fit the context window even without worked examples.\n", c.Corpus.Skipped)
+	}
 	p("\n")
 	cs := c.Corpus
 	p("| episodes | tokens | trained tokens | level 1 / 2 / 3 | hindsight | with examples | with a relevant one |\n|---|---|---|---|---|---|---|\n")

@@ -29,6 +29,9 @@ type episodeSpec struct {
 	// instead of taskID's (CorpusConfig.DrillShare).
 	drill     bool
 	drillSeed uint64
+	// skipped marks an episode left out: too long for the context window
+	// even without worked examples.
+	skipped bool
 }
 
 // corpus draws episode specs: the i-th spec is a pure function of the seed

@@ -84,10 +84,21 @@ func (p *replayer) replayEpisode(ctx context.Context, taskID string, examples []
 		return agentflow.Result{}, fmt.Errorf("pretrain: replay of %s: %w", taskID, err)
 	}
 	if res.Trajectory.Reward.Outcome != 1 {
+		if !res.Trajectory.IsTerminated {
+			// The expert's calls ran past the context window: a later
+			// prompt did not fit, which the first one's check cannot see.
+			return agentflow.Result{}, fmt.Errorf("%w: %s with %d worked examples", errEpisodeTruncated, taskID, len(texts))
+		}
 		return agentflow.Result{}, fmt.Errorf("pretrain: the expert scored %v on %s", res.Trajectory.Reward.Outcome, taskID)
 	}
 	return res, nil
 }
+
+// errEpisodeTruncated reports an expert episode cut short by the context
+// window after its first turn (a long tool list, worked examples and many
+// calls): its examples are dropped as for a first prompt that does not
+// fit, and an episode too long even without them is left out.
+var errEpisodeTruncated = errors.New("pretrain: the expert's episode does not fit the context window")
 
 // example returns the worked example of taskID: its expert episode as the
 // trainer's worked-example summariser writes it.

@@ -503,10 +503,17 @@ func (r *run) window(ctx context.Context, w int) ([][]agentevolver.Sample, error
 			res, err := r.replay.replayEpisode(gctx, sp.taskID, sp.examples, distractors)
 			// Examples that leave no room in the context are dropped,
 			// the last first, as a pool's top-k would be cut.
-			for (errors.Is(err, agentflow.ErrPromptTooLong) || errors.Is(err, contextmgr.ErrPromptTooLong)) && len(sp.examples) > 0 {
+			for tooLong(err) && len(sp.examples) > 0 {
 				sp.examples = sp.examples[:len(sp.examples)-1]
 				sp.relevant = sp.relevant && len(sp.examples) > 0
 				res, err = r.replay.replayEpisode(gctx, sp.taskID, sp.examples, distractors)
+			}
+			if errors.Is(err, errEpisodeTruncated) {
+				// Too long even alone: nothing of it is trained on.
+				r.log.Warn("pretrain: an episode does not fit the context window; left out", "task", sp.taskID, "max_model_len", r.cfg.Context.MaxModelLen)
+				sp.skipped = true
+				specs[i] = sp
+				return nil
 			}
 			if err != nil {
 				return err
@@ -704,12 +711,19 @@ type CorpusStats struct {
 	Relevant     int64 `json:"relevant"`
 	// Focused counts episodes whose tool list was cut (the curriculum).
 	Focused int64 `json:"focused"`
+	// Skipped counts episodes left out because the expert's episode does
+	// not fit the context window even without worked examples.
+	Skipped int64 `json:"skipped,omitempty"`
 	// Drills counts copy drills (CorpusConfig.DrillShare); they count in
 	// Episodes and Tokens but in no level.
 	Drills int64 `json:"drills,omitempty"`
 }
 
 func (s *CorpusStats) add(sp episodeSpec, samples []agentevolver.Sample) {
+	if sp.skipped {
+		s.Skipped++
+		return
+	}
 	s.Episodes++
 	if sp.drill {
 		s.Drills++
@@ -737,6 +751,12 @@ func (s *CorpusStats) add(sp episodeSpec, samples []agentevolver.Sample) {
 // windowStream separates the order of a window's batches from the
 // corpus's random streams.
 const windowStream = 0x5eed_0f_ba7c4e5
+
+// tooLong reports a replay whose prompt, first or later, does not fit the
+// context window.
+func tooLong(err error) bool {
+	return errors.Is(err, agentflow.ErrPromptTooLong) || errors.Is(err, contextmgr.ErrPromptTooLong) || errors.Is(err, errEpisodeTruncated)
+}
 
 // wholeSequence lays a sample out as one sequence: its first token as the
 // prompt and every other token as the response, the loss mask zero on
