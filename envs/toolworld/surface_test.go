@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/envservice"
 )
 
 func variedEnv(t *testing.T, worldSeed int64) *Env {
@@ -62,16 +63,7 @@ func TestVariedWorldsSolve(t *testing.T) {
 						t.Fatalf("%s: argument %s not in the prompt", id, arg.Name)
 					}
 				}
-				res, err := in.Step(ctx, a, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if obs := res.State[0].Content; strings.HasPrefix(obs, "error") {
-					t.Fatalf("%s: %s -> %s", id, a.Content, obs)
-				}
-				if res.IsTerminated && res.Reward != 1 {
-					t.Fatalf("%s: expert scored %v", id, res.Reward)
-				}
+				stepExpert(t, in, id, a)
 			}
 		}
 	}
@@ -211,5 +203,21 @@ func TestSurfaceWordsDistinct(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// stepExpert applies one of the expert's actions to in: it must be
+// accepted (no error observation) and, when it ends the episode, score 1.
+func stepExpert(t *testing.T, in envservice.Instance, id string, a agentevolver.Message) {
+	t.Helper()
+	res, err := in.Step(context.Background(), a, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if obs := res.State[0].Content; strings.HasPrefix(obs, "error") {
+		t.Fatalf("%s: %s -> %s", id, a.Content, obs)
+	}
+	if res.IsTerminated && res.Reward != 1 {
+		t.Fatalf("%s: expert scored %v", id, res.Reward)
 	}
 }

@@ -3,7 +3,6 @@ package toolworld
 import (
 	"context"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -52,16 +51,7 @@ func TestValuesOnlyWorlds(t *testing.T) {
 			if _, ok := e.cat.byID[c.App+"."+c.API]; !ok {
 				t.Fatalf("%s: the expert calls %s.%s, not a classic name", id, c.App, c.API)
 			}
-			res, err := in.Step(ctx, a, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if obs := res.State[0].Content; strings.HasPrefix(obs, "error") {
-				t.Fatalf("%s: %s -> %s", id, a.Content, obs)
-			}
-			if res.IsTerminated && res.Reward != 1 {
-				t.Fatalf("%s: expert scored %v", id, res.Reward)
-			}
+			stepExpert(t, in, id, a)
 		}
 	}
 	if newPeople == 0 {
