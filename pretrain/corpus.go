@@ -280,7 +280,7 @@ func (c *corpus) text(ctx context.Context) ([]string, error) {
 		}
 		lines := make([]string, len(actions))
 		for i, a := range actions {
-			lines[i] = strings.TrimSuffix(strings.TrimPrefix(a.Content, "```tool\n"), "\n```")
+			lines[i] = callLine(a.Content)
 		}
 		docs = append(docs, "Task: "+info.Instruction+"\nSolved with:\n"+strings.Join(lines, "\n"))
 	}

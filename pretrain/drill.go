@@ -67,7 +67,7 @@ func newDrillMaker(c *corpus) (*drillMaker, error) {
 			return nil, err
 		}
 		for _, a := range actions {
-			add(strings.TrimSuffix(strings.TrimPrefix(a.Content, "```tool\n"), "\n```"))
+			add(callLine(a.Content))
 		}
 	}
 	if len(words) < 8 {
@@ -128,7 +128,13 @@ func (d *drillMaker) drill(seed uint64) (instruction, answer string) {
 // drillStream separates drills' random streams from the corpus's.
 const drillStream = 0x6472696c6c // "drill"
 
+// toolBlock writes call in the tool block a policy turn holds; callLine
+// reads it back.
 func toolBlock(call string) string { return "```tool\n" + call + "\n```" }
+
+func callLine(block string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(block, "```tool\n"), "\n```")
+}
 
 func joinAnd(xs []string) string {
 	if len(xs) == 1 {
