@@ -33,6 +33,11 @@
 // and a table for people ([WriteTable]). Both files are rewritten after
 // every run.
 //
+// A file may also have a start layer (File.Start): trained once per seed
+// with no RL step, it makes the policy every arm of that seed starts from,
+// so that arms that differ in their training tasks still share one warm
+// start.
+//
 // The quick version of a file (Options.Quick) runs its quick seeds and
 // steps with its quick layer applied last, under <name>-quick, so a test or
 // CI job can check that an experiment runs end to end in seconds without

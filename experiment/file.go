@@ -32,6 +32,8 @@ const DefaultQuickSteps = 2
 //	  files: [../configs/cpu-small.yaml]
 //	  config: {trainer: {test_freq: 10}}
 //	  set: [rollout.n=4]
+//	start:                          # optional: trained once per seed, no RL
+//	  set: [warm_start.steps=250]   # every arm of the seed starts from its policy
 //	seeds: [1, 2, 3]
 //	steps: 60                       # optional; 0 keeps the base's trainer.rl_steps
 //	arms:
@@ -57,6 +59,19 @@ type File struct {
 	// Base is the configuration every arm starts from (after the trainer's
 	// built-in defaults).
 	Base Layer `yaml:"base,omitempty"`
+	// Start, when present, is a layer over Base that makes the policy every
+	// arm of a seed starts from: for each seed it is trained once, with no
+	// RL step (trainer.rl_steps 0: a warm start only), in
+	// <root>/<Name>/start/seed-<seed>, and every arm of that seed then
+	// loads its final policy (model.path) with no warm start of its own.
+	// Arms that would each repeat the same warm start share one checkpoint
+	// this way, and an arm whose training tasks differ (data.train_files,
+	// task_manager) cannot change what it starts from, since a warm start
+	// imitates the run's own training tasks. An empty mapping ("start: {}")
+	// trains the base as it is. The quick layer applies to it as to the
+	// arms. With Start, no arm may be named "start" (its directory) and no
+	// arm may set model.path, model.tokenizer or warm_start.steps.
+	Start *Layer `yaml:"start,omitempty"`
 	// Seeds are the seeds every arm runs with (trainer.seed), in order.
 	Seeds []int64 `yaml:"seeds"`
 	// Steps is the RL-step budget of every run (trainer.rl_steps); 0 keeps
@@ -150,6 +165,9 @@ func Parse(data []byte, dir string) (File, error) {
 		return File{}, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	f.Base.resolve(dir)
+	if f.Start != nil {
+		f.Start.resolve(dir)
+	}
 	for i := range f.Arms {
 		f.Arms[i].resolve(dir)
 	}
@@ -234,6 +252,11 @@ func (f *File) check() error {
 	if err := f.Base.check("base"); err != nil {
 		return err
 	}
+	if f.Start != nil {
+		if err := f.Start.check("start"); err != nil {
+			return err
+		}
+	}
 	if len(f.Arms) == 0 {
 		return errors.New("no arms: an experiment compares at least one arm")
 	}
@@ -250,6 +273,9 @@ func (f *File) check() error {
 		}
 		if a.Base != "" && seen[strings.ToLower(a.Base)] != a.Base {
 			return fmt.Errorf("arm %q: base %q is not the name of an earlier arm", a.Name, a.Base)
+		}
+		if f.Start != nil && key == StartDir {
+			return fmt.Errorf("arm %q: with a start layer the name %q is the start runs' directory", a.Name, StartDir)
 		}
 		seen[key] = a.Name
 		if err := a.check(fmt.Sprintf("arm %q", a.Name)); err != nil {

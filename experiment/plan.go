@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/org/agentevolver/internal/config"
@@ -18,10 +20,17 @@ const DefaultOutputRoot = "runs"
 // a smoke test never overwrites the results of the real experiment.
 const QuickSuffix = "-quick"
 
-// Job is one arm × seed run of a plan.
+// StartDir names the directory of a plan's start runs,
+// <root>/<name>/start/seed-<seed> (see File.Start), and is their Job.Arm.
+const StartDir = "start"
+
+// Job is one arm × seed run of a plan, or a seed's start run.
 type Job struct {
-	// Arm is the arm's name.
+	// Arm is the arm's name; StartDir for a start run.
 	Arm string
+	// Start reports the start run of Seed: trained with no RL step, its
+	// final policy is what every arm of the seed starts from.
+	Start bool
 	// Seed is the run's seed.
 	Seed int64
 	// Config is the run's whole configuration: the trainer's defaults,
@@ -50,9 +59,10 @@ type Plan struct {
 	Bases map[string]string
 	// Seeds are the seeds every arm runs with.
 	Seeds []int64
-	// Jobs are the runs in the order they run: seed by seed, every arm
-	// for a seed before the next seed, so that an experiment stopped
-	// early still holds paired comparisons.
+	// Jobs are the runs in the order they run: seed by seed, the seed's
+	// start run (when the file has a start layer) and then every arm for
+	// the seed before the next seed, so that an experiment stopped early
+	// still holds paired comparisons.
 	Jobs []Job
 }
 
@@ -66,10 +76,16 @@ type Plan struct {
 // error (the budget is the same for every arm by construction); values the
 // base sets for them are replaced, except that trainer.rl_steps is the
 // budget when the file gives no steps. Within a layer, files come first,
-// then its inline mapping, then its overrides. Every directory of the plan
-// is checked to lie inside the output root (opts.OutputRoot, or
-// DefaultOutputRoot): <root>/<name>, and <root>/<name>/<arm>/seed-<seed>
-// for each run. Errors wrap [ErrInvalid].
+// then its inline mapping, then its overrides. With a start layer
+// (File.Start), each seed first gets a start run (defaults, base, start
+// layer, quick layer, then the owned keys with trainer.rl_steps 0), and
+// every arm of the seed also owns model.path (the start run's final
+// policy), model.tokenizer and model.tokenizer_vocab (the policy's own
+// tokenizer) and warm_start.steps (0). Every directory of the plan is
+// checked to lie inside the output root (opts.OutputRoot, or
+// DefaultOutputRoot): <root>/<name>, <root>/<name>/<arm>/seed-<seed> for
+// each run and <root>/<name>/start/seed-<seed> for each start run. Errors
+// wrap [ErrInvalid].
 func NewPlan(f File, opts Options) (Plan, error) {
 	if err := f.check(); err != nil {
 		return Plan{}, fmt.Errorf("%w: %w", ErrInvalid, err)
@@ -107,6 +123,12 @@ func NewPlan(f File, opts Options) (Plan, error) {
 			return Plan{}, err
 		}
 	}
+	var startFiles []string
+	if f.Start != nil {
+		if startFiles, err = startLayers(layers, *f.Start, base, baseFiles, quickFiles); err != nil {
+			return Plan{}, err
+		}
+	}
 
 	armFiles := make(map[string][]string, len(f.Arms))
 	for _, a := range f.Arms {
@@ -129,6 +151,11 @@ func NewPlan(f File, opts Options) (Plan, error) {
 		if err := checkOwned(fmt.Sprintf("arm %q", a.Name), base, cfg); err != nil {
 			return Plan{}, err
 		}
+		if f.Start != nil {
+			if err := checkStartOwned(fmt.Sprintf("arm %q", a.Name), base, cfg); err != nil {
+				return Plan{}, err
+			}
+		}
 		if opts.Quick {
 			files = append(files, quickFiles...)
 			quick, err := trainer.LoadConfig(files, nil)
@@ -143,8 +170,18 @@ func NewPlan(f File, opts Options) (Plan, error) {
 	}
 
 	for _, seed := range p.Seeds {
+		from := "" // the policy the seed's arms start from; "" for the configured one
+		if startFiles != nil {
+			job, err := p.job(layers, StartDir, seed, startFiles, 0, "")
+			if err != nil {
+				return Plan{}, err
+			}
+			job.Start = true
+			p.Jobs = append(p.Jobs, job)
+			from = filepath.Join(job.Config.Trainer.OutputDir, trainer.FinalModelDir)
+		}
 		for _, arm := range p.Arms {
-			job, err := p.job(layers, arm, seed, armFiles[arm])
+			job, err := p.job(layers, arm, seed, armFiles[arm], p.Steps, from)
 			if err != nil {
 				return Plan{}, err
 			}
@@ -154,29 +191,61 @@ func NewPlan(f File, opts Options) (Plan, error) {
 	return p, nil
 }
 
-// job resolves the configuration of one arm × seed.
-func (p Plan) job(layers layerWriter, arm string, seed int64, files []string) (Job, error) {
+// startLayers returns the files of the start runs' configuration (the base,
+// the start layer, then the quick layer when quickFiles holds it), checking
+// that it loads and leaves the experiment's keys alone.
+func startLayers(layers layerWriter, start Layer, base trainer.Config, baseFiles, quickFiles []string) ([]string, error) {
+	own, err := layers.files("start", StartDir, start)
+	if err != nil {
+		return nil, err
+	}
+	files := append(slices.Clone(baseFiles), own...)
+	cfg, err := trainer.LoadConfig(files, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: start: %w", ErrInvalid, err)
+	}
+	if err := checkOwned("the start layer", base, cfg); err != nil {
+		return nil, err
+	}
+	if len(quickFiles) == 0 {
+		return files, nil
+	}
+	files = append(files, quickFiles...)
+	if _, err := trainer.LoadConfig(files, nil); err != nil {
+		return nil, fmt.Errorf("%w: quick layer over the start layer: %w", ErrInvalid, err)
+	}
+	return files, nil
+}
+
+// job resolves the configuration of one arm × seed with the given RL-step
+// budget; from, when set, is the policy it starts from (a start run's).
+func (p Plan) job(layers layerWriter, arm string, seed int64, files []string, steps int, from string) (Job, error) {
 	name := fmt.Sprintf("%s-%s-s%d", p.Name, arm, seed)
 	dir, err := runDir(p.Dir, arm, seed)
 	if err != nil {
 		return Job{}, err
 	}
-	owned, err := layers.files(fmt.Sprintf("run %q", name), "run-"+name, Layer{Config: map[string]any{
+	owned := map[string]any{
 		"trainer": map[string]any{
 			"seed":            seed,
-			"rl_steps":        p.Steps,
+			"rl_steps":        steps,
 			"experiment_name": name,
 			"output_dir":      dir,
 		},
-	}})
+	}
+	if from != "" {
+		owned["model"] = map[string]any{"path": from, "tokenizer": "", "tokenizer_vocab": 0}
+		owned["warm_start"] = map[string]any{"steps": 0}
+	}
+	ownedFiles, err := layers.files(fmt.Sprintf("run %q", name), "run-"+name, Layer{Config: owned})
 	if err != nil {
 		return Job{}, err
 	}
-	cfg, err := trainer.LoadConfig(append(append([]string(nil), files...), owned...), nil)
+	cfg, err := trainer.LoadConfig(append(slices.Clone(files), ownedFiles...), nil)
 	if err != nil {
 		return Job{}, fmt.Errorf("%w: arm %q seed %d: %w", ErrInvalid, arm, seed, err)
 	}
-	if cfg.Trainer.Seed != seed || cfg.Trainer.RLSteps != p.Steps || cfg.Trainer.ExperimentName != name || cfg.Trainer.OutputDir != dir {
+	if cfg.Trainer.Seed != seed || cfg.Trainer.RLSteps != steps || cfg.Trainer.ExperimentName != name || cfg.Trainer.OutputDir != dir {
 		return Job{}, fmt.Errorf("%w: arm %q seed %d: the run's trainer section resolved to seed %d, rl_steps %d, name %q, output_dir %q",
 			ErrInvalid, arm, seed, cfg.Trainer.Seed, cfg.Trainer.RLSteps, cfg.Trainer.ExperimentName, cfg.Trainer.OutputDir)
 	}
@@ -209,6 +278,23 @@ func checkOwned(what string, before, after trainer.Config) error {
 		return nil
 	}
 	return fmt.Errorf("%w: %s sets %s; %s", ErrInvalid, what, key, why)
+}
+
+// checkStartOwned reports an arm that changed a key the start run owns in
+// an experiment with a start layer.
+func checkStartOwned(what string, before, after trainer.Config) error {
+	var key string
+	switch {
+	case after.Model.Path != before.Model.Path:
+		key = "model.path"
+	case after.Model.Tokenizer != before.Model.Tokenizer, after.Model.TokenizerVocab != before.Model.TokenizerVocab:
+		key = "model.tokenizer"
+	case after.WarmStart.Steps != before.WarmStart.Steps:
+		key = "warm_start.steps"
+	default:
+		return nil
+	}
+	return fmt.Errorf("%w: %s sets %s; with a start layer every arm of a seed starts from the start run's policy (put it in the start layer)", ErrInvalid, what, key)
 }
 
 // layerWriter writes layers' inline parts as files for trainer.LoadConfig.

@@ -46,6 +46,11 @@ type Comparison struct {
 	Steps int `json:"steps"`
 	// Arms are the arms in file order.
 	Arms []ArmResult `json:"arms"`
+	// Starts are the start runs, one per seed in run order, of an
+	// experiment with a start layer (File.Start): every arm of a seed
+	// starts from its final policy, and its validation success (Final,
+	// when it validated) is where they all begin.
+	Starts []SeedResult `json:"starts,omitempty"`
 	// WallSeconds is the experiment's wall-clock time so far, measured
 	// around all its runs.
 	WallSeconds float64 `json:"wall_seconds"`

@@ -92,20 +92,46 @@ func (p Plan) Run(ctx context.Context, opts Options) (Comparison, error) {
 	}
 	failed, done := 0, 0
 	var interrupted error
+	startFailed := map[int64]string{} // seed -> why its start run failed
 	for i, job := range p.Jobs {
 		if err := ctx.Err(); err != nil {
 			interrupted = err
 			break
 		}
-		a := arm[job.Arm] // p.check saw every job's arm
-		fmt.Fprintf(progress, "[%d/%d] %s seed %d: training in %s\n", i+1, len(p.Jobs), job.Arm, job.Seed, job.Config.Trainer.OutputDir)
-		log.Info("experiment: run", "experiment", p.Name, "arm", job.Arm, "seed", job.Seed, "dir", job.Config.Trainer.OutputDir)
-		res := runJob(ctx, opts, job)
+		var res SeedResult
+		if why, ok := startFailed[job.Seed]; ok && !job.Start {
+			res = SeedResult{Seed: job.Seed, ValSuccess: []Point{}, Error: "not run: the seed's start run failed: " + why}
+			fmt.Fprintf(progress, "[%d/%d] %s seed %d: not run (the seed's start run failed)\n", i+1, len(p.Jobs), job.Arm, job.Seed)
+		} else {
+			fmt.Fprintf(progress, "[%d/%d] %s seed %d: training in %s\n", i+1, len(p.Jobs), job.Arm, job.Seed, job.Config.Trainer.OutputDir)
+			log.Info("experiment: run", "experiment", p.Name, "arm", job.Arm, "seed", job.Seed, "dir", job.Config.Trainer.OutputDir)
+			res = runJob(ctx, opts, job)
+		}
 		if !res.OK() && ctx.Err() != nil {
 			interrupted = ctx.Err()
 			res.Error = "interrupted: " + res.Error
 		}
 		done++
+		if job.Start {
+			c.Starts = append(c.Starts, res)
+			if res.Error != "" {
+				startFailed[job.Seed] = res.Error
+				failed++
+				fmt.Fprintf(progress, "[%d/%d] start seed %d: FAILED after %s: %s\n", i+1, len(p.Jobs), job.Seed, formatSeconds(res.WallSeconds), res.Error)
+				log.Warn("experiment: start run failed", "seed", job.Seed, "err", res.Error)
+			} else {
+				fmt.Fprintf(progress, "[%d/%d] start seed %d: done (%s)\n", i+1, len(p.Jobs), job.Seed, formatSeconds(res.WallSeconds))
+			}
+			c.WallSeconds = time.Since(began).Seconds()
+			if err := p.writeResults(c); err != nil {
+				return c, err
+			}
+			if interrupted != nil {
+				break
+			}
+			continue
+		}
+		a := arm[job.Arm] // p.check saw every job's arm
 		c.Arms[a].Seeds = append(c.Arms[a].Seeds, res)
 		c.summarize()
 		c.WallSeconds = time.Since(began).Seconds()
@@ -156,7 +182,7 @@ func (p Plan) check() error {
 		arms[a] = true
 	}
 	for i, job := range p.Jobs {
-		if !arms[job.Arm] {
+		if !job.Start && !arms[job.Arm] {
 			return fmt.Errorf("%w: job %d names arm %q, which the plan does not have", ErrInvalid, i, job.Arm)
 		}
 		dir := job.Config.Trainer.OutputDir
@@ -186,7 +212,9 @@ func (p Plan) writeResults(c Comparison) error {
 	return err
 }
 
-// runJob runs one job and reads its validation curve.
+// runJob runs one job and reads its validation curve. A start run needs
+// none: it trains no RL step, and its validation (when the configuration
+// validates before training) only records where the seed's arms begin.
 func runJob(ctx context.Context, opts Options, job Job) SeedResult {
 	res := SeedResult{Seed: job.Seed, ValSuccess: []Point{}}
 	dir := job.Config.Trainer.OutputDir
@@ -211,6 +239,7 @@ func runJob(ctx context.Context, opts Options, job Job) SeedResult {
 	switch {
 	case err != nil:
 		res.Error = errString(err)
+	case job.Start && (curveErr != nil || len(curve) == 0):
 	case curveErr != nil:
 		res.Error = fmt.Sprintf("read the validation results: %v", curveErr)
 	case len(curve) == 0:

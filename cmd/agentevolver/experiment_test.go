@@ -197,6 +197,23 @@ var quickMechanismChecks = map[string]func(t *testing.T, out string){
 			t.Errorf("human-20-synth: synthetic share %v, gradient norm %v", m["tasks/synthetic_share"], m["actor/grad_norm"])
 		}
 	},
+	// The fifth regime: one warm start per seed (the start run), every arm
+	// starting from its policy; the synthesis arm trains on synthetic
+	// tasks, the ADCA arm fuses step labels.
+	"questioning-scratch.yaml": func(t *testing.T, out string) {
+		checkStartedFromStart(t, out, "questioning-scratch-quick", "human-20", "human-20-synth", "human-all")
+		m := quickMetrics(t, out, "questioning-scratch-quick", "human-20-synth")
+		if maxOf(m, "tasks/synthetic_share") <= 0 {
+			t.Errorf("human-20-synth: synthetic share %v", m["tasks/synthetic_share"])
+		}
+	},
+	"adca-scratch.yaml": func(t *testing.T, out string) {
+		checkStartedFromStart(t, out, "adca-scratch-quick", "grpo", "adca")
+		m := quickMetrics(t, out, "adca-scratch-quick", "adca")
+		if len(m["prm/alpha"]) == 0 {
+			t.Errorf("adca: no prm/ metrics: %v", m)
+		}
+	},
 	// ADCA: the step judge labelled steps and the fusion replaced the
 	// advantages.
 	"adca.yaml": func(t *testing.T, out string) {
@@ -205,6 +222,39 @@ var quickMechanismChecks = map[string]func(t *testing.T, out string){
 			t.Errorf("adca: no prm/ metrics: %v", m)
 		}
 	},
+}
+
+// checkStartedFromStart checks a quick experiment with a start layer: its
+// start run left a policy, every arm's seed-1 run loaded it, and their
+// first validation is the start run's.
+func checkStartedFromStart(t *testing.T, out, experimentDir string, arms ...string) {
+	t.Helper()
+	dir := filepath.Join(out, experimentDir)
+	final := filepath.Join(dir, experiment.StartDir, "seed-1", "final")
+	if _, err := os.Stat(filepath.Join(final, "model.safetensors")); err != nil {
+		t.Fatalf("the start run left no policy: %v", err)
+	}
+	c, err := experiment.ReadComparison(filepath.Join(dir, experiment.ComparisonFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Starts) != 1 || !c.Starts[0].OK() {
+		t.Fatalf("start runs %+v", c.Starts)
+	}
+	for _, arm := range arms {
+		cfg, err := os.ReadFile(filepath.Join(dir, arm, "seed-1.config.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(cfg), "path: "+final+"\n") {
+			t.Errorf("%s does not start from %s", arm, final)
+		}
+	}
+	for _, a := range c.Arms {
+		if len(a.Seeds) != 1 || len(a.Seeds[0].ValSuccess) == 0 || a.Seeds[0].ValSuccess[0].Value != *c.Starts[0].Final {
+			t.Errorf("%s: first validation %+v, want the start run's %v", a.Name, a.Seeds, *c.Starts[0].Final)
+		}
+	}
 }
 
 // quickMetrics reads the RL-step metrics of arm's seed-1 run of a quick
