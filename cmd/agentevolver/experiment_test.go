@@ -214,6 +214,13 @@ var quickMechanismChecks = map[string]func(t *testing.T, out string){
 			t.Errorf("adca: no prm/ metrics: %v", m)
 		}
 	},
+	"adca-multicall.yaml": func(t *testing.T, out string) {
+		checkStartedFromStart(t, out, "adca-multicall-quick", "grpo", "adca")
+		m := quickMetrics(t, out, "adca-multicall-quick", "adca")
+		if len(m["prm/alpha"]) == 0 {
+			t.Errorf("adca: no prm/ metrics: %v", m)
+		}
+	},
 	// ADCA: the step judge labelled steps and the fusion replaced the
 	// advantages.
 	"adca.yaml": func(t *testing.T, out string) {
