@@ -10,6 +10,12 @@ import (
 // one entity per app, with its attributes and operations, and a preference
 // for tasks over two apps with chained operations.
 //
+// Its relation difficulty follows the levels the environment lists: one
+// call (1) with Config.MaxLevel 1, two or three calls (2) with MaxLevel 2,
+// otherwise chains of three to five (3), so that tasks synthesised from the
+// profile (short random walks for one-call tasks) are as hard as the
+// environment's own.
+//
 // With Config.Worlds the profile shows the first world's names (the apps
 // and APIs of other worlds are named otherwise, and each task's system
 // prompt lists its own).
@@ -26,6 +32,9 @@ func (e *Env) Profile() agentevolver.EnvProfile {
 			"each reachable through a few small APIs called one per turn as app.api key=value. " +
 			"A task ends with task.finish, which also carries the answer when the task asks a question.",
 		TaskPreference: agentevolver.TaskPreference{NumEntities: 2, NumOpts: 3, RelationDifficulty: 3},
+	}
+	if m := e.cfg.MaxLevel; m > 0 && m < p.TaskPreference.RelationDifficulty {
+		p.TaskPreference.RelationDifficulty = m
 	}
 	for _, ap := range e.cat.apps {
 		if len(ap.attrs) == 0 {

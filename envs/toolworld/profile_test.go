@@ -75,3 +75,14 @@ func TestProfileJSON(t *testing.T) {
 		t.Fatalf("round trip changed the profile:\n%+v\n%+v", back, p)
 	}
 }
+
+// TestProfileDifficultyFollowsLevels checks that the profile's relation
+// difficulty is that of the levels the environment lists.
+func TestProfileDifficultyFollowsLevels(t *testing.T) {
+	for maxLevel, want := range map[int]int{0: 3, 1: 1, 2: 2, 3: 3} {
+		e := newEnv(t, Config{TrainSize: 3, ValSize: 1, TestSize: 1, MaxLevel: maxLevel})
+		if got := e.Profile().TaskPreference.RelationDifficulty; got != want {
+			t.Errorf("max_level %d: relation difficulty %d, want %d", maxLevel, got, want)
+		}
+	}
+}
