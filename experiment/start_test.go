@@ -122,8 +122,8 @@ func TestRunStart(t *testing.T) {
 		}
 		return nil
 	}}
-	var progress bytes.Buffer
-	c, err := Run(context.Background(), mustParse(t, withStart), Options{OutputRoot: root, Train: fake.train, Progress: &progress})
+	var progress, table bytes.Buffer
+	c, err := Run(context.Background(), mustParse(t, withStart), Options{OutputRoot: root, Train: fake.train, Progress: &progress, Output: &table})
 	if !errors.Is(err, ErrRunFailed) || !strings.Contains(err.Error(), "3 of 6 runs") {
 		t.Fatalf("Run: %v, want ErrRunFailed for the start run and the two arms of seed 2", err)
 	}
@@ -143,6 +143,11 @@ func TestRunStart(t *testing.T) {
 	}
 	if !strings.Contains(progress.String(), "[5/6] a seed 2: not run") {
 		t.Errorf("progress:\n%s", progress.String())
+	}
+	for _, want := range []string{"start  from: s1 0.100  s2 failed", "failed: start seed 2: out of demonstrations"} {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, table.String())
+		}
 	}
 	back, err := ReadComparison(filepath.Join(root, "st", ComparisonFile))
 	if err != nil || len(back.Starts) != 2 {

@@ -84,22 +84,20 @@ func WriteTable(w io.Writer, c Comparison) error {
 	}
 	b.WriteString("\n")
 	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	if len(c.Starts) > 0 {
+		// Where every arm of each seed began (a start run's validation).
+		fmt.Fprintf(tw, "%s\tfrom: %s\n", StartDir, seedCells(c.Starts))
+	}
 	for _, a := range c.Arms {
-		cells := make([]string, 0, len(a.Seeds))
-		for _, s := range a.Seeds {
-			if s.OK() {
-				cells = append(cells, fmt.Sprintf("s%d %.3f", s.Seed, *s.Final))
-			} else {
-				cells = append(cells, fmt.Sprintf("s%d failed", s.Seed))
-			}
-		}
-		if len(cells) == 0 {
-			cells = append(cells, "no runs")
-		}
-		fmt.Fprintf(tw, "%s\tfinals: %s\n", a.Name, strings.Join(cells, "  "))
+		fmt.Fprintf(tw, "%s\tfinals: %s\n", a.Name, seedCells(a.Seeds))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("experiment: table: %w", err)
+	}
+	for _, s := range c.Starts {
+		if s.Error != "" {
+			fmt.Fprintf(&b, "failed: %s seed %d: %s\n", StartDir, s.Seed, s.Error)
+		}
 	}
 	for _, a := range c.Arms {
 		for _, s := range a.Seeds {
@@ -115,6 +113,25 @@ func WriteTable(w io.Writer, c Comparison) error {
 		return fmt.Errorf("experiment: table: %w", err)
 	}
 	return nil
+}
+
+// seedCells lists runs' final values by seed ("s1 0.700  s2 failed").
+func seedCells(runs []SeedResult) string {
+	cells := make([]string, 0, len(runs))
+	for _, s := range runs {
+		switch {
+		case s.OK():
+			cells = append(cells, fmt.Sprintf("s%d %.3f", s.Seed, *s.Final))
+		case s.Error == "":
+			cells = append(cells, fmt.Sprintf("s%d -", s.Seed)) // a start run that did not validate
+		default:
+			cells = append(cells, fmt.Sprintf("s%d failed", s.Seed))
+		}
+	}
+	if len(cells) == 0 {
+		return "no runs"
+	}
+	return strings.Join(cells, "  ")
 }
 
 // formatPaired writes a paired difference as mean ± std [CI low, high]
