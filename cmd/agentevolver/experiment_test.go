@@ -164,22 +164,11 @@ var quickMechanismChecks = map[string]func(t *testing.T, out string){
 	// The ablation: every arm trains (a gradient), questioning mixes
 	// synthetic tasks in, navigating retrieves and strips experience and
 	// computes the off-policy loss, attributing fuses step labels.
-	"ablation.yaml": func(t *testing.T, out string) {
-		for _, arm := range []string{"base", "q", "q-n", "q-a", "q-n-a"} {
-			m := quickMetrics(t, out, "ablation-quick", arm)
-			if maxOf(m, "actor/grad_norm") <= 0 {
-				t.Errorf("%s: no gradient in any step: %v", arm, m["actor/grad_norm"])
-			}
-			if arm != "base" && maxOf(m, "tasks/synthetic_share") <= 0 {
-				t.Errorf("%s: no synthetic task trained: %v", arm, m["tasks/synthetic_share"])
-			}
-			if strings.Contains(arm, "n") && (maxOf(m, "exp/retrieval_hits") <= 0 || maxOf(m, "actor/exp_token_share") <= 0 || maxAbsOf(m, "actor/off_pg_loss") == 0) {
-				t.Errorf("%s: the experience path did not train (retrievals, stripped share, off-policy loss)", arm)
-			}
-			if strings.HasSuffix(arm, "a") && len(m["prm/alpha"]) == 0 {
-				t.Errorf("%s: no prm/ metrics", arm)
-			}
-		}
+	"ablation.yaml": func(t *testing.T, out string) { checkAblation(t, out, "ablation-quick") },
+	// The same table from one warm start per seed.
+	"ablation-scratch.yaml": func(t *testing.T, out string) {
+		checkStartedFromStart(t, out, "ablation-scratch-quick", "base", "q", "q-n", "q-a", "q-n-a")
+		checkAblation(t, out, "ablation-scratch-quick")
 	},
 	// ADCA on unsolved tasks: the ADCA arm fuses step labels and has a
 	// gradient (its step labels give a signal where GRPO's outcomes may
@@ -229,6 +218,29 @@ var quickMechanismChecks = map[string]func(t *testing.T, out string){
 			t.Errorf("adca: no prm/ metrics: %v", m)
 		}
 	},
+}
+
+// checkAblation checks the quick run of an ablation file: every arm trains
+// (a gradient), questioning mixes synthetic tasks in, navigating retrieves
+// and strips experience and computes the off-policy loss, attributing fuses
+// step labels.
+func checkAblation(t *testing.T, out, experimentDir string) {
+	t.Helper()
+	for _, arm := range []string{"base", "q", "q-n", "q-a", "q-n-a"} {
+		m := quickMetrics(t, out, experimentDir, arm)
+		if maxOf(m, "actor/grad_norm") <= 0 {
+			t.Errorf("%s: no gradient in any step: %v", arm, m["actor/grad_norm"])
+		}
+		if arm != "base" && maxOf(m, "tasks/synthetic_share") <= 0 {
+			t.Errorf("%s: no synthetic task trained: %v", arm, m["tasks/synthetic_share"])
+		}
+		if strings.Contains(arm, "n") && (maxOf(m, "exp/retrieval_hits") <= 0 || maxOf(m, "actor/exp_token_share") <= 0 || maxAbsOf(m, "actor/off_pg_loss") == 0) {
+			t.Errorf("%s: the experience path did not train (retrievals, stripped share, off-policy loss)", arm)
+		}
+		if strings.HasSuffix(arm, "a") && len(m["prm/alpha"]) == 0 {
+			t.Errorf("%s: no prm/ metrics", arm)
+		}
+	}
 }
 
 // checkStartedFromStart checks a quick experiment with a start layer: its
