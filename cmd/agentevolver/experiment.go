@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/org/agentevolver/experiment"
@@ -76,7 +77,11 @@ func runExperiment(ctx context.Context, args []string, _ io.Reader, stdout, stde
 
 // printPlan lists the runs of a plan.
 func printPlan(w io.Writer, p experiment.Plan) error {
-	fmt.Fprintf(w, "experiment %s: %d arms × %d seeds, %d RL steps per run, results in %s\n", p.Name, len(p.Arms), len(p.Seeds), p.Steps, p.Dir)
+	starts := ""
+	if slices.ContainsFunc(p.Jobs, func(j experiment.Job) bool { return j.Start }) {
+		starts = " after a start run per seed (no RL step; every arm of the seed starts from its policy)"
+	}
+	fmt.Fprintf(w, "experiment %s: %d arms × %d seeds%s, %d RL steps per run, results in %s\n", p.Name, len(p.Arms), len(p.Seeds), starts, p.Steps, p.Dir)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "run\tarm\tseed\toutput")
 	for i, j := range p.Jobs {

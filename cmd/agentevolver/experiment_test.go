@@ -76,6 +76,16 @@ func TestExperimentDryRun(t *testing.T) {
 	if entries, _ := os.ReadDir(out); len(entries) != 0 {
 		t.Errorf("a dry run wrote %d entries", len(entries))
 	}
+	// A file with a start layer lists each seed's start run first.
+	stdout.Reset()
+	file := filepath.Join("..", "..", "examples", "experiments", "adca-scratch.yaml")
+	if err := runExperiment(context.Background(), []string{"--config", file, "--dry-run", "--out", out}, nil, &stdout, &stderr); err != nil {
+		t.Fatalf("experiment --dry-run: %v\n%s", err, stderr.String())
+	}
+	text = stdout.String()
+	if !strings.Contains(text, "2 arms × 5 seeds after a start run per seed") || !strings.Contains(text, "1    start  1     "+filepath.Join(out, "adca-scratch", "start", "seed-1")) {
+		t.Errorf("dry run printed:\n%s", text)
+	}
 }
 
 func TestExperimentErrors(t *testing.T) {
