@@ -8,6 +8,8 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/org/agentevolver/experiment"
@@ -26,7 +28,7 @@ func runExperiment(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	fs := flag.NewFlagSet("experiment", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: agentevolver experiment --config FILE [--quick] [--out DIR] [--dry-run]")
+		fmt.Fprintln(stderr, "Usage: agentevolver experiment --config FILE [--quick] [--seeds LIST] [--out DIR] [--dry-run]")
 		fmt.Fprintln(stderr)
 		fmt.Fprintln(stderr, "Trains every arm of the experiment file with every seed and the same RL-step budget, one run")
 		fmt.Fprintln(stderr, "after another, then writes DIR/<name>/comparison.json, DIR/<name>/comparison.png and a table")
@@ -38,6 +40,7 @@ func runExperiment(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	quick := fs.Bool("quick", false, "run the file's CI-sized quick version (under <name>-quick)")
 	out := fs.String("out", experiment.DefaultOutputRoot, "directory to write the experiment under")
 	dryRun := fs.Bool("dry-run", false, "check every configuration and list the runs without training")
+	seeds := fs.String("seeds", "", "comma-separated seeds that replace the file's, e.g. 6,7,8,9,10 to replicate a result on seeds never run (not with --quick)")
 	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn or error")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -52,6 +55,14 @@ func runExperiment(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	f, err := experiment.Load(*path)
 	if err != nil {
 		return err
+	}
+	if *seeds != "" {
+		if *quick {
+			return errors.New("--seeds replaces the full run's seeds; a quick run has its own (quick.seeds)")
+		}
+		if f.Seeds, err = parseSeeds(*seeds); err != nil {
+			return err
+		}
 	}
 	opts := experiment.Options{
 		Quick:      *quick,
@@ -88,4 +99,17 @@ func printPlan(w io.Writer, p experiment.Plan) error {
 		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\n", i+1, j.Arm, j.Seed, j.Config.Trainer.OutputDir)
 	}
 	return tw.Flush()
+}
+
+// parseSeeds reads a comma-separated list of seeds.
+func parseSeeds(list string) ([]int64, error) {
+	var seeds []int64
+	for _, field := range strings.Split(list, ",") {
+		seed, err := strconv.ParseInt(strings.TrimSpace(field), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("--seeds %q: %q is not an integer", list, field)
+		}
+		seeds = append(seeds, seed)
+	}
+	return seeds, nil
 }

@@ -76,6 +76,14 @@ func TestExperimentDryRun(t *testing.T) {
 	if entries, _ := os.ReadDir(out); len(entries) != 0 {
 		t.Errorf("a dry run wrote %d entries", len(entries))
 	}
+	// --seeds replaces the file's seeds.
+	stdout.Reset()
+	if err := runExperiment(context.Background(), []string{"--config", exampleExperiment, "--seeds", "6, 7", "--dry-run", "--out", out}, nil, &stdout, &stderr); err != nil {
+		t.Fatalf("experiment --seeds --dry-run: %v\n%s", err, stderr.String())
+	}
+	if text := stdout.String(); !strings.Contains(text, "2 arms × 2 seeds") || !strings.Contains(text, filepath.Join(out, "grpo-seeds", "grpo-std", "seed-7")) {
+		t.Errorf("dry run with --seeds 6,7 printed:\n%s", text)
+	}
 	// A file with a start layer lists each seed's start run first.
 	stdout.Reset()
 	file := filepath.Join("..", "..", "examples", "experiments", "adca-scratch.yaml")
@@ -104,6 +112,9 @@ func TestExperimentErrors(t *testing.T) {
 		{"unknown key in an arm", []string{"--config", bad, "--out", dir}, `arm "a"`},
 		{"positional argument", []string{"--config", bad, "extra"}, "unexpected arguments"},
 		{"bad log level", []string{"--config", bad, "--log-level", "loud"}, "bad --log-level"},
+		{"seeds not integers", []string{"--config", exampleExperiment, "--seeds", "6,x", "--dry-run", "--out", dir}, `"x" is not an integer`},
+		{"seeds repeated", []string{"--config", exampleExperiment, "--seeds", "6,6", "--dry-run", "--out", dir}, "seed 6 is repeated"},
+		{"seeds with quick", []string{"--config", exampleExperiment, "--seeds", "6", "--quick", "--out", dir}, "a quick run has its own"},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer
