@@ -62,7 +62,10 @@ func Run(ctx context.Context, f File, opts Options) (Comparison, error) {
 // keeps what finished; at the end it writes the table to opts.Output. A
 // run that fails (a training error, or no validation result in its metrics
 // log) is recorded with its error and the others go on; Run then returns
-// the comparison with an error wrapping [ErrRunFailed]. When ctx is
+// the comparison with an error wrapping [ErrRunFailed]. A failed start run
+// (File.Start) is recorded in Comparison.Starts, and the arms of its seed,
+// which would have nothing to start from, are recorded as failed without
+// training. When ctx is
 // cancelled, the run in progress stops, is recorded as interrupted, and Run
 // returns what finished with an error wrapping ctx.Err(). Only a failure to
 // write the results stops Run early otherwise. A plan with a job of an arm
