@@ -23,6 +23,11 @@ const DefaultTemplate = contextmgr.DefaultExperienceTemplate
 // (reme.retrieve_top_k).
 const DefaultTopK = 3
 
+// ownTaskMargin is how many more experiences than TopK an Injector with
+// ExcludeOwnTask retrieves: a pool updated every step holds one worked
+// example per successful chunk of a task's episodes.
+const ownTaskMargin = 8
+
 // Injector adds experience from a Pool to an episode's initial messages
 // (reference §5.3): it retrieves up to TopK experiences for them, formats
 // their texts with Template and prepends the result to the last initial
@@ -32,6 +37,12 @@ type Injector struct {
 	Pool     Pool
 	Template string
 	TopK     int
+	// ExcludeOwnTask leaves out experience distilled from the episode's
+	// own task (Experience.TaskID equal to the task's TaskID), so that a
+	// policy trained on such prompts learns to adapt a similar task's
+	// solution rather than to copy its own (the trainer's warm start with
+	// experience sets it). The reference retrieves whatever is nearest.
+	ExcludeOwnTask bool
 
 	hits, misses, errs atomic.Int64
 }
@@ -51,7 +62,7 @@ func (in *Injector) Stats() InjectorStats {
 // the formatted experience; msgs unchanged (and no experience) when the
 // pool has none for the task. Errors are the pool's; the agent flow then
 // runs the episode without experience.
-func (in *Injector) Inject(ctx context.Context, _ agentevolver.Task, msgs []agentevolver.Message) ([]agentevolver.Message, []string, error) {
+func (in *Injector) Inject(ctx context.Context, task agentevolver.Task, msgs []agentevolver.Message) ([]agentevolver.Message, []string, error) {
 	if in == nil || in.Pool == nil {
 		return nil, nil, fmt.Errorf("%w: injector without a pool", ErrConfig)
 	}
@@ -62,10 +73,26 @@ func (in *Injector) Inject(ctx context.Context, _ agentevolver.Task, msgs []agen
 	if k <= 0 {
 		k = DefaultTopK
 	}
-	exps, err := in.Pool.Retrieve(ctx, msgs, k)
+	want := k
+	if in.ExcludeOwnTask && task.TaskID != "" {
+		// The own task's experiences are the nearest; ask for enough
+		// more that k others remain when a pool holds several of them.
+		want = k + ownTaskMargin
+	}
+	exps, err := in.Pool.Retrieve(ctx, msgs, want)
 	if err != nil {
 		in.errs.Add(1)
 		return nil, nil, err
+	}
+	if want != k {
+		// A new slice: the pool's may be its own (a cache, say).
+		others := make([]Experience, 0, k)
+		for _, e := range exps {
+			if e.TaskID != task.TaskID && len(others) < k {
+				others = append(others, e)
+			}
+		}
+		exps = others
 	}
 	tpl := in.Template
 	if tpl == "" {

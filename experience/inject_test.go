@@ -74,3 +74,31 @@ func TestInjectorNothingFound(t *testing.T) {
 		t.Fatalf("no pool: err = %v", err)
 	}
 }
+
+func TestInjectorExcludeOwnTask(t *testing.T) {
+	init := []agentevolver.Message{{Role: agentevolver.RoleUser, Content: "Call Amy."}}
+	pool := &fixedPool{exps: []Experience{
+		{Text: "own solution", TaskID: "t1"},
+		{Text: "Call Bob: phone.call name=Bob", TaskID: "t2"},
+		{Text: "own again", TaskID: "t1"},
+		{Text: "Call Cid: phone.call name=Cid", TaskID: "t3"},
+	}}
+	in := &Injector{Pool: pool, TopK: 1, ExcludeOwnTask: true}
+	_, exps, err := in.Inject(context.Background(), agentevolver.Task{TaskID: "t1"}, init)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pool.k != 1+ownTaskMargin || len(exps) != 1 || strings.Contains(exps[0], "own") || !strings.Contains(exps[0], "Bob") || strings.Contains(exps[0], "Cid") {
+		t.Fatalf("asked for %d, injected %q: want Bob's example alone", pool.k, exps)
+	}
+	// Without the option (or for a task without an id) the nearest is used.
+	for _, in := range []*Injector{{Pool: pool, TopK: 1}, {Pool: pool, TopK: 1, ExcludeOwnTask: true}} {
+		task := agentevolver.Task{TaskID: "t1"}
+		if in.ExcludeOwnTask {
+			task.TaskID = ""
+		}
+		if _, exps, _ := in.Inject(context.Background(), task, init); pool.k != 1 || !strings.Contains(exps[0], "own solution") {
+			t.Fatalf("asked for %d, injected %q", pool.k, exps)
+		}
+	}
+}

@@ -460,6 +460,14 @@ type WarmStartConfig struct {
 	// Demos is the number of training tasks whose expert solutions are
 	// used; 0 means all.
 	Demos int `yaml:"demos"`
+	// ExperienceShare in [0, 1] is the share of demonstrated tasks
+	// replayed a second time with experience in the prompt: the
+	// demonstrations' worked examples fill the experience pool (which
+	// must be configured), and each replay retrieves examples of other
+	// tasks, never its own. A policy that meets experience only in RL
+	// does not read it (examples/experiments/README.md); 0 (the
+	// reference's behaviour) warm-starts on prompts without experience.
+	ExperienceShare float64 `yaml:"experience_share"`
 }
 
 // DefaultConfig returns the main job: the shipped toolworld base policy
@@ -745,6 +753,7 @@ func (c Config) Validate() error {
 		check(c.WarmStart.BatchSize > 0, "warm_start.batch_size must be > 0")
 		check(c.WarmStart.LR > 0, "warm_start.lr must be > 0")
 	}
+	check(c.WarmStart.ExperienceShare >= 0 && c.WarmStart.ExperienceShare <= 1, "warm_start.experience_share %v must be in [0, 1]", c.WarmStart.ExperienceShare)
 	check(c.Experience.RetrieveTopK >= 0 && c.Experience.UpdatedFreq >= 0 && c.Experience.InitTasks >= 0 && c.Experience.SummaryBatchSize >= 0,
 		"exp_manager: retrieve_top_k, updated_freq, init_tasks and summary_batch_size must be >= 0")
 	m := c.Tasks.Mixture

@@ -51,6 +51,7 @@ func (s envTaskSource) order(epoch int) []int {
 const (
 	streamTasks = iota + 1
 	streamDemos
+	streamDemoExperience
 )
 
 // epochOrder is the order of n items in an epoch: a permutation drawn

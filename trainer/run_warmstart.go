@@ -1,9 +1,11 @@
 package trainer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"sync"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/agentflow"
 	"github.com/org/agentevolver/envservice"
+	"github.com/org/agentevolver/experience"
 	"github.com/org/agentevolver/llm"
 	"github.com/org/agentevolver/runlog"
 	"github.com/org/agentevolver/trainer/optim"
@@ -24,11 +27,18 @@ const WarmStartMetricsFile = "warm_start.jsonl"
 // training tasks through the same episode loop and context manager as the
 // policy, so the samples carry exactly the tokens the policy will see and
 // produce. A demonstration that fails in the environment or scores below
-// 1 is no training data: it is skipped and logged.
+// 1 is no training data: it is skipped and logged. With
+// warm_start.experience_share the demonstrations then fill the experience
+// pool and a share of them is replayed once more with experience in the
+// prompt (withExperience).
 func (r *run) demonstrations(ctx context.Context) ([]agentevolver.Sample, error) {
 	expert, ok := r.env.impl.(envservice.Expert)
 	if !ok {
 		return nil, fmt.Errorf("%w: warm_start.steps > 0 needs an environment with demonstrations (envservice.Expert); set warm_start.steps: 0", ErrConfig)
+	}
+	share := r.cfg.WarmStart.ExperienceShare
+	if share > 0 && r.pool == nil {
+		return nil, fmt.Errorf("%w: warm_start.experience_share needs an experience pool (exp_manager.pool or Options.ExperiencePool)", ErrConfig)
 	}
 	tasks, err := r.warmStartTasks(ctx)
 	if err != nil {
@@ -37,45 +47,30 @@ func (r *run) demonstrations(ctx context.Context) ([]agentevolver.Sample, error)
 	if n := r.cfg.WarmStart.Demos; n > 0 && n < len(tasks) {
 		tasks = tasks[:n]
 	}
-	samples := make([][]agentevolver.Sample, len(tasks))
+	if len(tasks) == 0 {
+		return nil, fmt.Errorf("%w: no training tasks to demonstrate", ErrConfig)
+	}
+	actions := make([][]agentevolver.Message, len(tasks))
 	errs := make([]error, len(tasks))
-	sem := make(chan struct{}, max(1, r.cfg.Rollout.Concurrency))
-	var wg sync.WaitGroup
 	for i, task := range tasks {
-		actions, err := expert.Demonstrate(ctx, task.TaskID)
+		a, err := expert.Demonstrate(ctx, task.TaskID)
 		if err != nil {
 			if ctx.Err() != nil {
-				wg.Wait() // the replays already started write into samples and errs
 				return nil, ctx.Err()
 			}
 			errs[i] = fmt.Errorf("trainer: expert on %s: %w", task.TaskID, err)
 			continue
 		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			f := r.flow(llm.NewScripted(actions), 0)
-			f.MaxSteps = len(actions)
-			res, err := f.Run(ctx, rolloutFor(task))
-			switch {
-			case err != nil:
-				errs[i] = err
-			case res.Trajectory.Reward.Outcome < 1:
-				errs[i] = fmt.Errorf("trainer: the expert scored %v on %s", res.Trajectory.Reward.Outcome, task.TaskID)
-			default:
-				samples[i] = res.Samples
-			}
-		}()
+		actions[i] = a
 	}
-	wg.Wait()
+	results := r.replayDemonstrations(ctx, tasks, actions, errs, nil)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	var out []agentevolver.Sample
+	var trajs []agentevolver.Trajectory
 	skipped := 0
-	for i, s := range samples {
+	for i, res := range results {
 		if errs[i] != nil {
 			if errors.Is(errs[i], agentflow.ErrPromptTooLong) {
 				return nil, fmt.Errorf("%w: %w", ErrConfig, errs[i])
@@ -86,19 +81,127 @@ func (r *run) demonstrations(ctx context.Context) ([]agentevolver.Sample, error)
 			skipped++
 			continue
 		}
-		out = append(out, s...)
+		out = append(out, res.Samples...)
+		trajs = append(trajs, res.Trajectory)
 	}
 	if skipped > 0 {
 		r.log.Warn("trainer: demonstrations skipped", "skipped", skipped, "of", len(tasks))
 	}
-	if len(tasks) == 0 {
-		return nil, fmt.Errorf("%w: no training tasks to demonstrate", ErrConfig)
-	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("trainer: no usable demonstration (%d failed): %w", skipped, agentflow.JoinFailures(errs...))
 	}
+	if share > 0 {
+		more, err := r.withExperience(ctx, tasks, actions, errs, trajs, share)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, more...)
+	}
 	return out, nil
 }
+
+// replayDemonstrations replays each task's expert actions (those whose
+// errs entry is nil) concurrently and records failures in errs. With an
+// injector every episode asks it for experience and keeps it in its
+// samples.
+func (r *run) replayDemonstrations(ctx context.Context, tasks []agentevolver.Task, actions [][]agentevolver.Message, errs []error, in agentflow.ExperienceInjector) []agentflow.Result {
+	results := make([]agentflow.Result, len(tasks))
+	sem := make(chan struct{}, max(1, r.cfg.Rollout.Concurrency))
+	var wg sync.WaitGroup
+	for i, task := range tasks {
+		if errs[i] != nil || ctx.Err() != nil {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			f := r.flow(llm.NewScripted(actions[i]), 0)
+			f.MaxSteps = len(actions[i])
+			ro := rolloutFor(task)
+			if in != nil {
+				f.Experience = in
+				ro.AddExperience, ro.TrainMode = true, agentevolver.TrainKeep
+			}
+			res, err := f.Run(ctx, ro)
+			switch {
+			case err != nil:
+				errs[i] = err
+			case res.Trajectory.Reward.Outcome < 1:
+				errs[i] = fmt.Errorf("trainer: the expert scored %v on %s", res.Trajectory.Reward.Outcome, task.TaskID)
+			default:
+				results[i] = res
+			}
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
+// withExperience adds the demonstrations' worked examples to the pool,
+// then replays a share of the demonstrated tasks (drawn per seed) with
+// experience from the pool in the prompt, leaving out each task's own
+// example: the policy learns to act with worked examples of similar tasks
+// in view, as it will in rollouts with experience, instead of meeting them
+// first in RL. An episode whose prompt no longer fits, or whose task finds
+// no other experience, is skipped.
+func (r *run) withExperience(ctx context.Context, tasks []agentevolver.Task, actions [][]agentevolver.Message, firstErrs []error, trajs []agentevolver.Trajectory, share float64) ([]agentevolver.Sample, error) {
+	for _, c := range summaryChunks(trajs, cmp.Or(r.cfg.Experience.SummaryBatchSize, 8)) {
+		if err := r.pool.Update(ctx, c); err != nil {
+			return nil, fmt.Errorf("trainer: warm start: adding demonstrations to the experience pool: %w", err)
+		}
+	}
+	if ps, ok := r.pool.(poolWithStats); ok {
+		r.updated = ps.Stats() // the steps' metrics count their own updates
+	}
+	errs := make([]error, len(tasks))
+	for i := range errs {
+		errs[i] = errNotPicked
+	}
+	order := epochOrder(r.cfg.Trainer.Seed, streamDemoExperience, 0, len(tasks), true)
+	for _, i := range order[:int(math.Round(share*float64(len(tasks))))] {
+		if firstErrs[i] == nil {
+			errs[i] = nil
+		}
+	}
+	in := &experience.Injector{Pool: r.pool, Template: r.cfg.Experience.ExperienceTemplate, TopK: r.cfg.Experience.RetrieveTopK, ExcludeOwnTask: true}
+	results := r.replayDemonstrations(ctx, tasks, actions, errs, in)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out []agentevolver.Sample
+	picked, withExp, skipped := 0, 0, 0
+	for i, res := range results {
+		switch {
+		case errors.Is(errs[i], errNotPicked):
+		case errs[i] != nil:
+			picked++
+			if skipped == 0 {
+				r.log.Debug("trainer: demonstration with experience skipped", "err", errs[i])
+			}
+			skipped++
+		default:
+			picked++
+			if len(res.Trajectory.Experience.Injected) == 0 {
+				continue // nothing retrieved: the first pass has its samples
+			}
+			withExp++
+			out = append(out, res.Samples...)
+		}
+	}
+	st := in.Stats()
+	r.log.Info("trainer: demonstrations with experience", "replayed", picked, "with_experience", withExp,
+		"skipped", skipped, "retrieval_misses", st.Misses, "retrieval_errors", st.Errors)
+	if picked > 0 && withExp == 0 {
+		return nil, fmt.Errorf("trainer: warm_start.experience_share: none of %d demonstrations could be replayed with experience (%d skipped, %d found none, %d retrieval errors)",
+			picked, skipped, st.Misses, st.Errors)
+	}
+	return out, nil
+}
+
+// errNotPicked marks a task the replay with experience leaves out.
+var errNotPicked = errors.New("not picked")
 
 // warmStartTasks are the tasks whose demonstrations the warm start
 // imitates: the training tasks, which with a task_manager mixture are the
