@@ -67,6 +67,11 @@ type PoolConfig struct {
 	WorkspaceID string `yaml:"workspace_id"`
 	// BaseURL is the ReMe service root.
 	BaseURL string `yaml:"base_url"`
+	// InitFrom is a local store file (another run's experience.db, say)
+	// that a local pool starts as a copy of when a run starts afresh (not
+	// when it resumes): an experiment's arms start from their start
+	// run's pool this way. Empty starts an empty pool.
+	InitFrom string `yaml:"init_from"`
 }
 
 // Experience pool types of PoolConfig.Type.

@@ -170,15 +170,15 @@ func NewPlan(f File, opts Options) (Plan, error) {
 	}
 
 	for _, seed := range p.Seeds {
-		from := "" // the policy the seed's arms start from; "" for the configured one
+		var from startPoint // what the seed's arms start from; zero for the configured policy
 		if startFiles != nil {
-			job, err := p.job(layers, StartDir, seed, startFiles, 0, "")
+			job, err := p.job(layers, StartDir, seed, startFiles, 0, startPoint{})
 			if err != nil {
 				return Plan{}, err
 			}
 			job.Start = true
 			p.Jobs = append(p.Jobs, job)
-			from = filepath.Join(job.Config.Trainer.OutputDir, trainer.FinalModelDir)
+			from = startPoint{policy: filepath.Join(job.Config.Trainer.OutputDir, trainer.FinalModelDir), pool: job.Config.ExperiencePoolFile()}
 		}
 		for _, arm := range p.Arms {
 			job, err := p.job(layers, arm, seed, armFiles[arm], p.Steps, from)
@@ -217,9 +217,17 @@ func startLayers(layers layerWriter, start Layer, base trainer.Config, baseFiles
 	return files, nil
 }
 
+// startPoint is what the arms of a seed start from: the start run's final
+// policy and, when it kept one, its local experience pool.
+type startPoint struct {
+	policy, pool string
+}
+
 // job resolves the configuration of one arm × seed with the given RL-step
-// budget; from, when set, is the policy it starts from (a start run's).
-func (p Plan) job(layers layerWriter, arm string, seed int64, files []string, steps int, from string) (Job, error) {
+// budget; from, when set, is the start run it starts from: its policy, and
+// a copy of its local experience pool for an arm with a local pool of its
+// own (exp_manager.pool.init_from, unless the arm sets it).
+func (p Plan) job(layers layerWriter, arm string, seed int64, files []string, steps int, from startPoint) (Job, error) {
 	name := fmt.Sprintf("%s-%s-s%d", p.Name, arm, seed)
 	dir, err := runDir(p.Dir, arm, seed)
 	if err != nil {
@@ -233,8 +241,8 @@ func (p Plan) job(layers layerWriter, arm string, seed int64, files []string, st
 			"output_dir":      dir,
 		},
 	}
-	if from != "" {
-		owned["model"] = map[string]any{"path": from, "tokenizer": "", "tokenizer_vocab": 0}
+	if from.policy != "" {
+		owned["model"] = map[string]any{"path": from.policy, "tokenizer": "", "tokenizer_vocab": 0}
 		owned["warm_start"] = map[string]any{"steps": 0}
 	}
 	ownedFiles, err := layers.files(fmt.Sprintf("run %q", name), "run-"+name, Layer{Config: owned})
@@ -248,6 +256,9 @@ func (p Plan) job(layers layerWriter, arm string, seed int64, files []string, st
 	if cfg.Trainer.Seed != seed || cfg.Trainer.RLSteps != steps || cfg.Trainer.ExperimentName != name || cfg.Trainer.OutputDir != dir {
 		return Job{}, fmt.Errorf("%w: arm %q seed %d: the run's trainer section resolved to seed %d, rl_steps %d, name %q, output_dir %q",
 			ErrInvalid, arm, seed, cfg.Trainer.Seed, cfg.Trainer.RLSteps, cfg.Trainer.ExperimentName, cfg.Trainer.OutputDir)
+	}
+	if from.pool != "" && cfg.ExperiencePoolFile() != "" && cfg.Experience.Pool.InitFrom == "" {
+		cfg.Experience.Pool.InitFrom = from.pool
 	}
 	return Job{Arm: arm, Seed: seed, Config: cfg}, nil
 }

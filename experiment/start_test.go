@@ -154,3 +154,45 @@ func TestRunStart(t *testing.T) {
 		t.Errorf("comparison.json read back: %v, %d starts", err, len(back.Starts))
 	}
 }
+
+// TestPlanStartPool checks that an arm with a local experience pool starts
+// from a copy of its start run's pool, when the start kept one, and that an
+// arm naming its own source keeps it.
+func TestPlanStartPool(t *testing.T) {
+	const file = `
+name: sp
+start:
+  config: {exp_manager: {pool: {type: local}}}
+seeds: [3]
+steps: 2
+arms:
+  - name: none
+    config: {exp_manager: {pool: {type: ""}}}
+  - name: pooled
+    config: {exp_manager: {pool: {type: local}}}
+  - name: own
+    config: {exp_manager: {pool: {type: local, init_from: /elsewhere.db}}}
+`
+	root := t.TempDir()
+	p, err := NewPlan(mustParse(t, file), Options{OutputRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	startPool := filepath.Join(root, "sp", StartDir, "seed-3", trainer.ExperienceFile)
+	want := map[string]string{StartDir: "", "none": "", "pooled": startPool, "own": "/elsewhere.db"}
+	for _, j := range p.Jobs {
+		if got := j.Config.Experience.Pool.InitFrom; got != want[j.Arm] {
+			t.Errorf("%s: init_from %q, want %q", j.Arm, got, want[j.Arm])
+		}
+	}
+	// Without a pool in the start run there is nothing to copy.
+	p, err = NewPlan(mustParse(t, strings.Replace(file, "start:\n  config: {exp_manager: {pool: {type: local}}}", "start: {}", 1)), Options{OutputRoot: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range p.Jobs {
+		if j.Arm == "pooled" && j.Config.Experience.Pool.InitFrom != "" {
+			t.Errorf("pooled: init_from %q from a start without a pool", j.Config.Experience.Pool.InitFrom)
+		}
+	}
+}

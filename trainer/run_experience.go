@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -45,6 +47,11 @@ const ExperienceFile = "experience.db"
 func (r *run) setupExperience(cfg Config, opts Options) error {
 	pool := opts.ExperiencePool
 	if pool == nil && cfg.Experience.Pool.Type != "" {
+		if from := cfg.Experience.Pool.InitFrom; from != "" && !opts.Resume && cfg.Experience.Pool.Type == experience.PoolLocal {
+			if err := copyPoolFile(from, localPoolPath(cfg)); err != nil {
+				return err
+			}
+		}
 		p, closeFn, err := openExperiencePool(cfg)
 		if err != nil {
 			return err
@@ -240,11 +247,7 @@ func openExperiencePool(cfg Config) (experience.Pool, func() error, error) {
 		}
 		return c, func() error { return nil }, nil
 	case experience.PoolLocal:
-		path := cmp.Or(p.Path, ExperienceFile)
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(cfg.Trainer.OutputDir, path)
-		}
-		f, err := experience.OpenStoreFile(path, experience.StoreOptions{})
+		f, err := experience.OpenStoreFile(localPoolPath(cfg), experience.StoreOptions{})
 		if err != nil {
 			return nil, nil, fmt.Errorf("trainer: experience pool: %w", err)
 		}
@@ -256,4 +259,62 @@ func openExperiencePool(cfg Config) (experience.Pool, func() error, error) {
 		return experience.NewLocalPool(ws, &experience.WorkedExampleSummarizer{}), f.Close, nil
 	}
 	return nil, nil, fmt.Errorf("%w: exp_manager.pool.type %q", ErrConfig, p.Type)
+}
+
+// localPoolPath is the store file of a local pool: exp_manager.pool.path,
+// relative to the output directory, or ExperienceFile there.
+func localPoolPath(cfg Config) string {
+	path := cmp.Or(cfg.Experience.Pool.Path, ExperienceFile)
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(cfg.Trainer.OutputDir, path)
+	}
+	return path
+}
+
+// ExperiencePoolFile is the store file a run with the built-in local pool
+// (exp_manager.pool.type local) keeps its experience in, "" for a run
+// without one.
+func (c Config) ExperiencePoolFile() string {
+	if c.Experience.Pool.Type != experience.PoolLocal {
+		return ""
+	}
+	return localPoolPath(c)
+}
+
+// copyPoolFile makes dst a copy of the store file src (exp_manager.pool.
+// init_from), written beside dst and renamed into place, so that a copy
+// cut short never passes for a pool. The store checks the copy when it
+// opens it, as it checks any file.
+func copyPoolFile(src, dst string) error {
+	if filepath.Clean(src) == filepath.Clean(dst) {
+		return fmt.Errorf("%w: exp_manager.pool.init_from is the run's own pool file %s", ErrConfig, dst)
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return fmt.Errorf("%w: exp_manager.pool.init_from: %w", ErrConfig, err)
+	}
+	defer in.Close()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return fmt.Errorf("trainer: experience pool: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dst), filepath.Base(dst)+".copy-*")
+	if err != nil {
+		return fmt.Errorf("trainer: experience pool: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename there is nothing left to remove
+	if _, err := io.Copy(tmp, in); err != nil {
+		tmp.Close()
+		return fmt.Errorf("trainer: experience pool: copying %s: %w", src, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("trainer: experience pool: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("trainer: experience pool: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), dst); err != nil {
+		return fmt.Errorf("trainer: experience pool: %w", err)
+	}
+	return nil
 }

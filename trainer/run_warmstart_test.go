@@ -1,10 +1,16 @@
 package trainer
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/org/agentevolver"
+	"github.com/org/agentevolver/experience"
 )
 
 // TestWarmStartWithExperience replays a share of the demonstrations with
@@ -79,6 +85,58 @@ func TestWarmStartWithExperienceNeedsPool(t *testing.T) {
 		c.WarmStart.ExperienceShare = share
 		if err := c.Validate(); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "experience_share") {
 			t.Errorf("share %v: Validate = %v", share, err)
+		}
+	}
+}
+
+// TestPoolInitFrom starts a run's local pool as a copy of another store
+// file (exp_manager.pool.init_from), leaving the source unchanged, and
+// refuses a missing file or the run's own.
+func TestPoolInitFrom(t *testing.T) {
+	ctx := context.Background()
+	src := filepath.Join(t.TempDir(), "start.db")
+	f, err := experience.OpenStoreFile(src, experience.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := f.Workspace("default", experience.NewLocalEmbedder(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.Add(ctx, []experience.Experience{{Text: "Task: Call Bob.\nSolved with:\nphone.call name=Bob", Key: "Call Bob.", TaskID: "t2", Score: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(src)
+
+	cfg := tinyConfig(t)
+	cfg.Experience.Pool.Type, cfg.Experience.Pool.InitFrom = experience.PoolLocal, src
+	r, err := mustNew(t, cfg, Options{}).open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exps, err := r.pool.Retrieve(ctx, []agentevolver.Message{{Role: agentevolver.RoleUser, Content: "Call Amy."}}, 3)
+	r.close()
+	if err != nil || len(exps) != 1 || exps[0].TaskID != "t2" {
+		t.Fatalf("retrieved %+v, err %v: want the source's experience", exps, err)
+	}
+	if got := cfg.ExperiencePoolFile(); got != filepath.Join(cfg.Trainer.OutputDir, ExperienceFile) {
+		t.Errorf("ExperiencePoolFile = %q", got)
+	}
+	if after, _ := os.ReadFile(src); !bytes.Equal(before, after) {
+		t.Error("the source store changed")
+	}
+
+	for _, from := range []string{filepath.Join(t.TempDir(), "missing.db"), "own"} {
+		cfg := tinyConfig(t)
+		cfg.Experience.Pool.Type, cfg.Experience.Pool.InitFrom = experience.PoolLocal, from
+		if from == "own" {
+			cfg.Experience.Pool.InitFrom = cfg.ExperiencePoolFile()
+		}
+		if _, err := mustNew(t, cfg, Options{}).Fit(ctx); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "init_from") {
+			t.Errorf("init_from %s: err = %v", from, err)
 		}
 	}
 }

@@ -231,6 +231,21 @@ var quickMechanismChecks = map[string]func(t *testing.T, out string){
 			t.Errorf("adca: no prm/ metrics: %v", m)
 		}
 	},
+	// Navigating from a start that has seen experience: every experience
+	// arm starts from a copy of the start's pool and retrieves from it; EI
+	// and HET strip it and compute the off-policy loss.
+	"navigating-scratch.yaml": func(t *testing.T, out string) {
+		checkStartedFromStart(t, out, "navigating-scratch-quick", "none", "ec", "ei", "het")
+		for _, arm := range []string{"ec", "ei", "het"} {
+			m := quickMetrics(t, out, "navigating-scratch-quick", arm)
+			if maxOf(m, "exp/retrieval_hits") <= 0 || maxOf(m, "exp/pool_size") <= 0 {
+				t.Errorf("%s: no experience retrieved: %v", arm, m["exp/retrieval_hits"])
+			}
+			if arm != "ec" && (maxOf(m, "actor/exp_token_share") <= 0 || maxAbsOf(m, "actor/off_pg_loss") == 0) {
+				t.Errorf("%s: the off-policy path did not train (stripped share %v, off-policy loss %v)", arm, m["actor/exp_token_share"], m["actor/off_pg_loss"])
+			}
+		}
+	},
 	// ADCA: the step judge labelled steps and the fusion replaced the
 	// advantages.
 	"adca.yaml": func(t *testing.T, out string) {
