@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"sort"
@@ -22,7 +24,7 @@ import (
 func init() {
 	register(command{
 		name:    "bench",
-		summary: "measure throughput: bench <what> --model tiny|small, or bench rollout (one JSON line)",
+		summary: "measure throughput: bench <what> --model tiny|small|mainjob|qwen05b, or bench rollout (one JSON line)",
 		run:     runBench,
 	})
 }
@@ -37,7 +39,10 @@ type benchShape struct {
 	GenTokens int
 }
 
-// benchShapes returns the shapes of testdata/bench/models.json by name.
+// benchShapes returns the benchmark shapes by name: those of
+// testdata/bench/models.json (shared with the PyTorch benchmark), and the
+// two that ../shared/bench/llamacpp's gguf-gen makes for llama.cpp (its
+// SHAPE mainjob and qwen05b), one stream each, for decode comparisons.
 func benchShapes() map[string]benchShape {
 	return map[string]benchShape{
 		"tiny": {
@@ -49,6 +54,19 @@ func benchShapes() map[string]benchShape {
 			Model: model.Config{VocabSize: 4096, HiddenSize: 256, NumHiddenLayers: 4, NumAttentionHeads: 8,
 				NumKeyValueHeads: 4, IntermediateSize: 768, RMSNormEps: 1e-6, RopeTheta: 10000},
 			BatchSize: 8, SeqLen: 256, PromptLen: 128, GenTokens: 64,
+		},
+		// The main job's policy (2 layers, 128 wide, a 1,024-token
+		// vocabulary).
+		"mainjob": {
+			Model: model.Config{VocabSize: 1024, HiddenSize: 128, NumHiddenLayers: 2, NumAttentionHeads: 4,
+				NumKeyValueHeads: 2, IntermediateSize: 384, RMSNormEps: 1e-6, RopeTheta: 10000},
+			BatchSize: 1, SeqLen: 256, PromptLen: 32, GenTokens: 128,
+		},
+		// Qwen2.5-0.5B's dimensions (tied embeddings, as the model has).
+		"qwen05b": {
+			Model: model.Config{VocabSize: 151936, HiddenSize: 896, NumHiddenLayers: 24, NumAttentionHeads: 14,
+				NumKeyValueHeads: 2, IntermediateSize: 4864, RMSNormEps: 1e-6, RopeTheta: 1000000, TieWordEmbeddings: true},
+			BatchSize: 1, SeqLen: 64, PromptLen: 32, GenTokens: 32,
 		},
 	}
 }
@@ -87,6 +105,12 @@ type benchResult struct {
 	MedianStepS  float64 `json:"median_step_s"`
 	Steps        int     `json:"steps"`
 	Backend      string  `json:"backend"`
+	// The step's shape: rows, prompt tokens, and tokens per row
+	// (logprob, train) or generated tokens per row (generate).
+	Batch     int `json:"batch"`
+	PromptLen int `json:"prompt_len"`
+	SeqLen    int `json:"seq_len,omitempty"`
+	GenTokens int `json:"gen_tokens,omitempty"`
 }
 
 func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
@@ -106,7 +130,11 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		fmt.Fprintln(stderr)
 		fs.PrintDefaults()
 	}
-	modelName := fs.String("model", "tiny", "model shape: tiny or small (testdata/bench/models.json)")
+	modelName := fs.String("model", "tiny", "model shape: tiny or small (testdata/bench/models.json), mainjob or qwen05b (one stream; the llama.cpp comparison's shapes)")
+	batch := fs.Int("batch", 0, "rows per step instead of the shape's (0: the shape's)")
+	promptLen := fs.Int("prompt-len", 0, "prompt tokens per row instead of the shape's (0: the shape's)")
+	genTokens := fs.Int("gen-tokens", 0, "generated tokens per row (generate) instead of the shape's (0: the shape's)")
+	seqLen := fs.Int("seq-len", 0, "tokens per row (logprob, train) instead of the shape's (0: the shape's)")
 	backend := fs.String("backend", "", "GoMLX backend (default $GOMLX_BACKEND or "+model.DefaultBackend+")")
 	steps := fs.Int("steps", 10, "timed steps; the median is reported")
 	warmup := fs.Int("warmup", 2, "untimed warm-up steps")
@@ -131,9 +159,20 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if !ok {
 		return fmt.Errorf("bench: unknown benchmark %q (have %s)", what, strings.Join(names, ", "))
 	}
-	shape, ok := benchShapes()[*modelName]
+	shapes := benchShapes()
+	shape, ok := shapes[*modelName]
 	if !ok {
-		return fmt.Errorf("bench: unknown model %q (have tiny, small)", *modelName)
+		return fmt.Errorf("bench: unknown model %q (have %s)", *modelName, strings.Join(slices.Sorted(maps.Keys(shapes)), ", "))
+	}
+	if *batch < 0 || *promptLen < 0 || *genTokens < 0 || *seqLen < 0 {
+		return fmt.Errorf("bench: --batch, --prompt-len, --gen-tokens and --seq-len must be >= 0")
+	}
+	shape.BatchSize = cmp.Or(*batch, shape.BatchSize)
+	shape.PromptLen = cmp.Or(*promptLen, shape.PromptLen)
+	shape.GenTokens = cmp.Or(*genTokens, shape.GenTokens)
+	shape.SeqLen = cmp.Or(*seqLen, shape.SeqLen)
+	if shape.PromptLen >= shape.SeqLen && what != "generate" {
+		return fmt.Errorf("bench: prompt length %d must be below the sequence length %d", shape.PromptLen, shape.SeqLen)
 	}
 	if *steps < 1 || *warmup < 0 {
 		return fmt.Errorf("bench: --steps must be >= 1 and --warmup >= 0")
@@ -189,10 +228,17 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 			return err
 		}
 	}
-	return json.NewEncoder(stdout).Encode(benchResult{
+	res := benchResult{
 		Model: *modelName, What: what, TokensPerSec: float64(tokens) / median.Seconds(),
 		MedianStepS: median.Seconds(), Steps: *steps, Backend: backendName,
-	})
+		Batch: shape.BatchSize, PromptLen: shape.PromptLen,
+	}
+	if what == "generate" {
+		res.GenTokens = shape.GenTokens
+	} else {
+		res.SeqLen = shape.SeqLen
+	}
+	return json.NewEncoder(stdout).Encode(res)
 }
 
 // opProfiler is the gofast backend's op profile (its opprofile option).

