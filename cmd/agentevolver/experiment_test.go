@@ -224,6 +224,13 @@ var quickMechanismChecks = map[string]func(t *testing.T, out string){
 			t.Errorf("adca: no prm/ metrics: %v", m)
 		}
 	},
+	"adca-fewrollouts.yaml": func(t *testing.T, out string) {
+		checkStartedFromStart(t, out, "adca-fewrollouts-quick", "grpo", "adca")
+		m := quickMetrics(t, out, "adca-fewrollouts-quick", "adca")
+		if len(m["prm/alpha"]) == 0 {
+			t.Errorf("adca: no prm/ metrics: %v", m)
+		}
+	},
 	"adca-multicall.yaml": func(t *testing.T, out string) {
 		checkStartedFromStart(t, out, "adca-multicall-quick", "grpo", "adca")
 		m := quickMetrics(t, out, "adca-multicall-quick", "adca")
