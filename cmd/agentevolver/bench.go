@@ -41,8 +41,8 @@ type benchShape struct {
 
 // benchShapes returns the benchmark shapes by name: those of
 // testdata/bench/models.json (shared with the PyTorch benchmark), and the
-// two that ../shared/bench/llamacpp's gguf-gen makes for llama.cpp (its
-// SHAPE mainjob and qwen05b), one stream each, for decode comparisons.
+// two of the team's llama.cpp decode comparison (the GGUF generator's
+// SHAPE mainjob and qwen05b, docs/benchmarks.md), one stream each.
 func benchShapes() map[string]benchShape {
 	return map[string]benchShape{
 		"tiny": {
