@@ -107,18 +107,30 @@ func (r *run) initExperience(ctx context.Context) error {
 	for i, res := range results {
 		trajs[i] = res.Trajectory
 	}
-	chunks := summaryChunks(trajs, cmp.Or(ec.SummaryBatchSize, 8))
+	requests, err := r.addToPool(ctx, trajs)
+	if err != nil {
+		return fmt.Errorf("trainer: experience initialisation: %w", err)
+	}
+	r.log.Info("trainer: experience pool initialised", "split", cmp.Or(ec.InitSplit, r.cfg.Data.TrainSplit), "tasks", len(tasks),
+		"episodes", len(trajs), "failed", failures.failed, "requests", requests, "seconds", time.Since(began).Seconds())
+	return nil
+}
+
+// addToPool adds trajectories to the pool before RL, grouped by task in
+// requests of exp_manager.summary_batch_size, and takes the pool's counts
+// as the baseline the steps' metrics count their own updates from. It
+// returns the number of requests.
+func (r *run) addToPool(ctx context.Context, trajs []agentevolver.Trajectory) (int, error) {
+	chunks := summaryChunks(trajs, cmp.Or(r.cfg.Experience.SummaryBatchSize, 8))
 	for _, c := range chunks {
 		if err := r.pool.Update(ctx, c); err != nil {
-			return fmt.Errorf("trainer: experience initialisation: %w", err)
+			return 0, err
 		}
 	}
 	if ps, ok := r.pool.(poolWithStats); ok {
-		r.updated = ps.Stats() // the steps' metrics count their own updates
+		r.updated = ps.Stats()
 	}
-	r.log.Info("trainer: experience pool initialised", "split", cmp.Or(ec.InitSplit, r.cfg.Data.TrainSplit), "tasks", len(tasks),
-		"episodes", len(trajs), "failed", failures.failed, "requests", len(chunks), "seconds", time.Since(began).Seconds())
-	return nil
+	return len(chunks), nil
 }
 
 // summaryChunks groups trajectories by task (sorted by task id, as the
@@ -284,7 +296,8 @@ func (c Config) ExperiencePoolFile() string {
 // copyPoolFile makes dst a copy of the store file src (exp_manager.pool.
 // init_from), written beside dst and renamed into place, so that a copy
 // cut short never passes for a pool. The store checks the copy when it
-// opens it, as it checks any file.
+// opens it, as it checks any file. Not fsutil.WriteFileAtomic: that makes
+// files readable by everyone, and a store is private (0600).
 func copyPoolFile(src, dst string) error {
 	if filepath.Clean(src) == filepath.Clean(dst) {
 		return fmt.Errorf("%w: exp_manager.pool.init_from is the run's own pool file %s", ErrConfig, dst)

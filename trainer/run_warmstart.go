@@ -1,7 +1,6 @@
 package trainer
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -147,61 +146,48 @@ func (r *run) replayDemonstrations(ctx context.Context, tasks []agentevolver.Tas
 // first in RL. An episode whose prompt no longer fits, or whose task finds
 // no other experience, is skipped.
 func (r *run) withExperience(ctx context.Context, tasks []agentevolver.Task, actions [][]agentevolver.Message, firstErrs []error, trajs []agentevolver.Trajectory, share float64) ([]agentevolver.Sample, error) {
-	for _, c := range summaryChunks(trajs, cmp.Or(r.cfg.Experience.SummaryBatchSize, 8)) {
-		if err := r.pool.Update(ctx, c); err != nil {
-			return nil, fmt.Errorf("trainer: warm start: adding demonstrations to the experience pool: %w", err)
-		}
+	if _, err := r.addToPool(ctx, trajs); err != nil {
+		return nil, fmt.Errorf("trainer: warm start: adding demonstrations to the experience pool: %w", err)
 	}
-	if ps, ok := r.pool.(poolWithStats); ok {
-		r.updated = ps.Stats() // the steps' metrics count their own updates
-	}
-	errs := make([]error, len(tasks))
-	for i := range errs {
-		errs[i] = errNotPicked
-	}
+	var picked []agentevolver.Task
+	var pickedActions [][]agentevolver.Message
 	order := epochOrder(r.cfg.Trainer.Seed, streamDemoExperience, 0, len(tasks), true)
 	for _, i := range order[:int(math.Round(share*float64(len(tasks))))] {
 		if firstErrs[i] == nil {
-			errs[i] = nil
+			picked, pickedActions = append(picked, tasks[i]), append(pickedActions, actions[i])
 		}
 	}
+	errs := make([]error, len(picked))
 	in := &experience.Injector{Pool: r.pool, Template: r.cfg.Experience.ExperienceTemplate, TopK: r.cfg.Experience.RetrieveTopK, ExcludeOwnTask: true}
-	results := r.replayDemonstrations(ctx, tasks, actions, errs, in)
+	results := r.replayDemonstrations(ctx, picked, pickedActions, errs, in)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	var out []agentevolver.Sample
-	picked, withExp, skipped := 0, 0, 0
+	withExp, skipped := 0, 0
 	for i, res := range results {
 		switch {
-		case errors.Is(errs[i], errNotPicked):
 		case errs[i] != nil:
-			picked++
 			if skipped == 0 {
 				r.log.Debug("trainer: demonstration with experience skipped", "err", errs[i])
 			}
 			skipped++
+		case len(res.Trajectory.Experience.Injected) == 0:
+			// nothing retrieved: the first pass has its samples
 		default:
-			picked++
-			if len(res.Trajectory.Experience.Injected) == 0 {
-				continue // nothing retrieved: the first pass has its samples
-			}
 			withExp++
 			out = append(out, res.Samples...)
 		}
 	}
 	st := in.Stats()
-	r.log.Info("trainer: demonstrations with experience", "replayed", picked, "with_experience", withExp,
+	r.log.Info("trainer: demonstrations with experience", "replayed", len(picked), "with_experience", withExp,
 		"skipped", skipped, "retrieval_misses", st.Misses, "retrieval_errors", st.Errors)
-	if picked > 0 && withExp == 0 {
+	if len(picked) > 0 && withExp == 0 {
 		return nil, fmt.Errorf("trainer: warm_start.experience_share: none of %d demonstrations could be replayed with experience (%d skipped, %d found none, %d retrieval errors)",
-			picked, skipped, st.Misses, st.Errors)
+			len(picked), skipped, st.Misses, st.Errors)
 	}
 	return out, nil
 }
-
-// errNotPicked marks a task the replay with experience leaves out.
-var errNotPicked = errors.New("not picked")
 
 // warmStartTasks are the tasks whose demonstrations the warm start
 // imitates: the training tasks, which with a task_manager mixture are the
