@@ -53,6 +53,15 @@ type Config struct {
 	// then acts well by copying values from the instruction and what it
 	// read, without reading its tools.
 	ValuesOnly bool `yaml:"values_only"`
+	// Drift, with Worlds and ValuesOnly, is the chance that a world renames
+	// each of its APIs (all but the finishing one) to a synonym without
+	// saying so: its system prompt stays the classic one, so the new name
+	// shows only in a worked example of the world (experience) or in the
+	// error text of a call by the old name. The apps and argument names
+	// stay. It models an API that changed since the policy learnt it, the
+	// regime where past experience carries what the prompt does not. 0
+	// renames nothing; a world's values are those of Drift 0.
+	Drift float64 `yaml:"drift"`
 	// WorldSeed selects the varied worlds' surfaces and values: two
 	// environments with different world seeds share no world (but by a
 	// chance too small to matter), which keeps the worlds of an
@@ -72,7 +81,8 @@ type Config struct {
 
 // Validate reports a field outside its range, by its YAML key: split sizes outside
 // 0..MaxSplitSize, levels outside 0..NumLevels or MinLevel above
-// MaxLevel, Worlds outside 0..MaxWorlds, TrainReserved outside 0..1. New calls it.
+// MaxLevel, Worlds outside 0..MaxWorlds, TrainReserved or Drift outside 0..1, Drift
+// without Worlds and ValuesOnly. New calls it.
 func (c Config) Validate() error {
 	for _, s := range []struct {
 		split string
@@ -93,6 +103,12 @@ func (c Config) Validate() error {
 	}
 	if !(c.TrainReserved >= 0 && c.TrainReserved <= 1) { // NaN too
 		return fmt.Errorf("toolworld: train_reserved %v outside 0..1", c.TrainReserved)
+	}
+	if !(c.Drift >= 0 && c.Drift <= 1) {
+		return fmt.Errorf("toolworld: drift %v outside 0..1", c.Drift)
+	}
+	if c.Drift > 0 && (c.Worlds == 0 || !c.ValuesOnly) {
+		return fmt.Errorf("toolworld: drift %v needs worlds and values_only", c.Drift)
 	}
 	return nil
 }
