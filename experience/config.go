@@ -45,6 +45,12 @@ type Config struct {
 	// reference's "Init Only" mode, which builds a pool for later runs to
 	// use. It needs InitExpBeforeTraining and a pool.
 	InitExpOnly bool `yaml:"init_exp_only"`
+	// InitFromExpert makes the initialisation replay the environment's
+	// expert (envservice.Expert) on the init tasks instead of rolling out
+	// the policy: experience distilled from demonstrations, as a team
+	// seeds a pool with solved examples, for tasks the policy cannot yet
+	// solve. It needs InitExpBeforeTraining.
+	InitFromExpert bool `yaml:"init_from_expert"`
 	// InitTasks bounds the tasks of the initialisation; 0 means all.
 	InitTasks        int `yaml:"init_tasks"`
 	SummaryBatchSize int `yaml:"summary_batch_size"`

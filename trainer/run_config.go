@@ -770,6 +770,8 @@ func (c Config) Validate() error {
 	}
 	check(!c.Experience.InitExpOnly || c.Experience.InitExpBeforeTraining,
 		"exp_manager.init_exp_only needs exp_manager.init_exp_before_training: there would be nothing to do")
+	check(!c.Experience.InitFromExpert || c.Experience.InitExpBeforeTraining,
+		"exp_manager.init_from_expert needs exp_manager.init_exp_before_training")
 	check(c.Experience.ExperienceTemplate == "" || strings.Contains(c.Experience.ExperienceTemplate, "{}"), "exp_manager.experience_template has no {} placeholder")
 	switch p := c.Experience.Pool; p.Type {
 	case "", experience.PoolReMe:

@@ -13,6 +13,7 @@ import (
 
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/agentflow"
+	"github.com/org/agentevolver/envservice"
 	"github.com/org/agentevolver/experience"
 )
 
@@ -91,6 +92,9 @@ func (r *run) initExperience(ctx context.Context) error {
 	if ec.InitTasks > 0 && ec.InitTasks < len(tasks) {
 		tasks = tasks[:ec.InitTasks]
 	}
+	if ec.InitFromExpert {
+		return r.initExperienceFromExpert(ctx, tasks, began)
+	}
 	k := r.cfg.Rollout.ValN
 	rollouts := agentflow.Expand(tasks, k)
 	for i := range rollouts {
@@ -113,6 +117,42 @@ func (r *run) initExperience(ctx context.Context) error {
 	}
 	r.log.Info("trainer: experience pool initialised", "split", cmp.Or(ec.InitSplit, r.cfg.Data.TrainSplit), "tasks", len(tasks),
 		"episodes", len(trajs), "failed", failures.failed, "requests", requests, "seconds", time.Since(began).Seconds())
+	return nil
+}
+
+// initExperienceFromExpert fills the pool from the expert's
+// demonstrations of tasks (exp_manager.init_from_expert), replayed through
+// the policy's episode loop so that they are trajectories like a
+// rollout's. A demonstration that fails or scores below 1 is left out and
+// counted.
+func (r *run) initExperienceFromExpert(ctx context.Context, tasks []agentevolver.Task, began time.Time) error {
+	expert, ok := r.env.impl.(envservice.Expert)
+	if !ok {
+		return fmt.Errorf("%w: exp_manager.init_from_expert needs an environment with demonstrations (envservice.Expert)", ErrConfig)
+	}
+	actions, errs, err := expertActions(ctx, expert, tasks)
+	if err != nil {
+		return err
+	}
+	results := r.replayDemonstrations(ctx, tasks, actions, errs, nil)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var trajs []agentevolver.Trajectory
+	for i, res := range results {
+		if errs[i] == nil {
+			trajs = append(trajs, res.Trajectory)
+		}
+	}
+	if len(trajs) == 0 {
+		return fmt.Errorf("trainer: experience initialisation: no usable demonstration: %w", agentflow.JoinFailures(errs...))
+	}
+	requests, err := r.addToPool(ctx, trajs)
+	if err != nil {
+		return fmt.Errorf("trainer: experience initialisation: %w", err)
+	}
+	r.log.Info("trainer: experience pool initialised from demonstrations", "tasks", len(tasks),
+		"demonstrations", len(trajs), "skipped", len(tasks)-len(trajs), "requests", requests, "seconds", time.Since(began).Seconds())
 	return nil
 }
 

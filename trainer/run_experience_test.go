@@ -94,7 +94,8 @@ func TestExperiencePoolConfigErrors(t *testing.T) {
 		func(c *experience.Config) { c.TrainSampleMode = "hybrid"; c.TrainSampleKeepRatio = 2 },
 		func(c *experience.Config) { c.ExperienceTemplate = "no placeholder" },
 		func(c *experience.Config) { c.UpdatedFreq = -1 },
-		func(c *experience.Config) { c.InitExpOnly = true }, // without init_exp_before_training
+		func(c *experience.Config) { c.InitExpOnly = true },    // without init_exp_before_training
+		func(c *experience.Config) { c.InitFromExpert = true }, // without init_exp_before_training
 	} {
 		c := FromScratchConfig()
 		bad(&c.Experience)
@@ -206,5 +207,34 @@ func TestFitInitExpOnly(t *testing.T) {
 	}
 	if validations != 1 {
 		t.Errorf("%d validations recorded, want 1 (before RL, which is also the final one)", validations)
+	}
+}
+
+// TestFitInitFromExpert fills the pool from the expert's demonstrations
+// (exp_manager.init_from_expert): one successful trajectory per init task,
+// whatever the untrained policy would have done.
+func TestFitInitFromExpert(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a tiny model")
+	}
+	cfg := tinyConfig(t)
+	cfg.WarmStart.Steps = 0
+	cfg.Experience.InitExpOnly, cfg.Experience.InitExpBeforeTraining, cfg.Experience.InitFromExpert = true, true, true
+	cfg.Experience.InitTasks = 3 // of the 4 level-1 training tasks
+	pool := &memoryPool{}
+	if _, err := mustNew(t, cfg, Options{ExperiencePool: pool}).Fit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	tasks := map[string]bool{}
+	for _, u := range pool.updates {
+		for _, tr := range u {
+			if tr.Reward.Outcome != 1 {
+				t.Errorf("%s: demonstration scored %v", tr.TaskID, tr.Reward.Outcome)
+			}
+			tasks[tr.TaskID] = true
+		}
+	}
+	if len(tasks) != 3 {
+		t.Errorf("the pool saw %d tasks, want the 3 init tasks", len(tasks))
 	}
 }

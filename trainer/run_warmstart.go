@@ -49,18 +49,9 @@ func (r *run) demonstrations(ctx context.Context) ([]agentevolver.Sample, error)
 	if len(tasks) == 0 {
 		return nil, fmt.Errorf("%w: no training tasks to demonstrate", ErrConfig)
 	}
-	actions := make([][]agentevolver.Message, len(tasks))
-	errs := make([]error, len(tasks))
-	for i, task := range tasks {
-		a, err := expert.Demonstrate(ctx, task.TaskID)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			errs[i] = fmt.Errorf("trainer: expert on %s: %w", task.TaskID, err)
-			continue
-		}
-		actions[i] = a
+	actions, errs, err := expertActions(ctx, expert, tasks)
+	if err != nil {
+		return nil, err
 	}
 	results := r.replayDemonstrations(ctx, tasks, actions, errs, nil)
 	if err := ctx.Err(); err != nil {
@@ -97,6 +88,26 @@ func (r *run) demonstrations(ctx context.Context) ([]agentevolver.Sample, error)
 		out = append(out, more...)
 	}
 	return out, nil
+}
+
+// expertActions asks the expert for each task's actions; a task the expert
+// cannot demonstrate gets its error in errs. Only a cancelled context is
+// an error.
+func expertActions(ctx context.Context, expert envservice.Expert, tasks []agentevolver.Task) ([][]agentevolver.Message, []error, error) {
+	actions := make([][]agentevolver.Message, len(tasks))
+	errs := make([]error, len(tasks))
+	for i, task := range tasks {
+		a, err := expert.Demonstrate(ctx, task.TaskID)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
+			errs[i] = fmt.Errorf("trainer: expert on %s: %w", task.TaskID, err)
+			continue
+		}
+		actions[i] = a
+	}
+	return actions, errs, nil
 }
 
 // replayDemonstrations replays each task's expert actions (those whose
