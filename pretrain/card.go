@@ -233,6 +233,10 @@ func (c Card) Markdown() string {
 		p("Episodes of the expert on %d worlds (world seed %d) that vary only their values: each world draws its own\n", co.Worlds, co.WorldSeed)
 		p("people, event titles, texts and file names, and keeps the classic app, API and argument names and the\n")
 		p("one-line system prompt. ")
+		if co.Drift > 0 {
+			p("Each world renames each API but task.finish with chance %.0f%% without saying so (toolworld's\n", 100*co.Drift)
+			p("drift): its prompt still knows the old names, and only a worked example of the world shows the new ones. ")
+		}
 	} else if co.Worlds > 0 {
 		p("Episodes of the expert on %d varied worlds (world seed %d): each world draws its own app, API and\n", co.Worlds, co.WorldSeed)
 		p("argument names, descriptions, tool order, people, files and texts, and lists its tools in the\n")
@@ -288,6 +292,10 @@ func (c Card) Markdown() string {
 		p("level %d %+.0f / %+.0f", l.Level, 100*(l.Relevant-l.None), 100*(l.Unrelated-l.None))
 	}
 	p(". The targets are a relevant example +10 or more and an unrelated one -3 or less.\n")
+	if cfg.Eval.Worlds > 0 && cfg.Eval.Drift > 0 {
+		p("Each held-out world renames each API but task.finish with chance %.0f%% without saying so, so a\n", 100*cfg.Eval.Drift)
+		p("worked example of the world is the only place its new names show.\n")
+	}
 	p("\nLevel 1 asks for one call (and the answer of a question), level 2 for two or three independent\n")
 	p("calls, level 3 for chained calls where a later call needs a value an earlier one read.\n\n")
 	p("## Check\n\n")

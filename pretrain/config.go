@@ -66,6 +66,17 @@ type CorpusConfig struct {
 	// ValuesOnly makes the worlds vary only their values, keeping the
 	// classic names and prompt (toolworld.Config.ValuesOnly).
 	ValuesOnly bool `yaml:"values_only"`
+	// Drift, with ValuesOnly, is the chance that a world renames each API
+	// without saying so (toolworld.Config.Drift): only a worked example of
+	// the world shows the new name, so the corpus teaches taking a name
+	// from an example where one shows it.
+	Drift float64 `yaml:"drift"`
+	// DriftExampleShare, with Drift, is the share of episodes whose expert
+	// calls a renamed API that carry a relevant worked example (which
+	// shows the new name) whatever ExampleShare draws: without one such
+	// an episode's new name cannot be predicted, and a corpus where it
+	// mostly cannot teaches guessing names rather than reading them.
+	DriftExampleShare float64 `yaml:"drift_example_share"`
 	// TasksPerSplit is the size of each of the corpus environment's three
 	// splits (levels 1, 2, 3 in turn): the train split's tasks are the
 	// episodes' tasks, every split's tasks are the sources of worked
@@ -166,10 +177,12 @@ type TrainConfig struct {
 // worlds per level, with no worked example, with a relevant one (a task of
 // the same family in the same world) and with an unrelated one.
 type EvalConfig struct {
-	// WorldSeed, Worlds and ValuesOnly make the held-out environment.
-	WorldSeed  int64 `yaml:"world_seed"`
-	Worlds     int   `yaml:"worlds"`
-	ValuesOnly bool  `yaml:"values_only"`
+	// WorldSeed, Worlds, ValuesOnly and Drift make the held-out
+	// environment.
+	WorldSeed  int64   `yaml:"world_seed"`
+	Worlds     int     `yaml:"worlds"`
+	ValuesOnly bool    `yaml:"values_only"`
+	Drift      float64 `yaml:"drift"`
 	// TasksPerLevel is the held-out tasks per level of the final card.
 	TasksPerLevel int `yaml:"tasks_per_level"`
 	// QuickTasksPerLevel is the tasks per level of the periodic
@@ -274,6 +287,10 @@ func (c Config) Validate() error {
 	check(co.TasksPerSplit >= 3, "corpus.tasks_per_split %d must be >= 3", co.TasksPerSplit)
 	check(share(co.ReserveShare) && co.ReserveShare < 1 && share(co.HindsightShare) && share(co.ExampleShare) && share(co.RelevantShare) && share(co.SameTaskShare) && share(co.DrillShare) && co.DrillShare < 1,
 		"corpus shares must be in [0, 1] (drill_share and reserve_share below 1)")
+	check(share(co.DriftExampleShare), "corpus.drift_example_share must be in [0, 1]")
+	check(share(co.Drift) && share(c.Eval.Drift), "corpus.drift and eval.drift must be in [0, 1]")
+	check(co.Drift == 0 || (co.Worlds > 0 && co.ValuesOnly), "corpus.drift needs corpus.worlds and corpus.values_only")
+	check(c.Eval.Drift == 0 || (c.Eval.Worlds > 0 && c.Eval.ValuesOnly), "eval.drift needs eval.worlds and eval.values_only")
 	check(co.WalkSteps >= 1, "corpus.walk_steps %d must be >= 1", co.WalkSteps)
 	check(co.MaxExamples >= 1, "corpus.max_examples %d must be >= 1", co.MaxExamples)
 	check(share(co.FocusStart) && co.FocusEpisodes >= 0 && co.FocusDistractors >= 0, "corpus: focus_start in [0, 1], focus_episodes and focus_distractors >= 0")

@@ -53,7 +53,7 @@ type corpus struct {
 // showed solved as a worked example, would not be held out.
 func newCorpus(ctx context.Context, cfg CorpusConfig, seed int64, systemPrompt string, heldOut map[string]bool) (*corpus, error) {
 	env, err := toolworld.New(toolworld.Config{
-		Seed: seed, Worlds: cfg.Worlds, WorldSeed: cfg.WorldSeed, ValuesOnly: cfg.ValuesOnly, SystemPrompt: systemPrompt,
+		Seed: seed, Worlds: cfg.Worlds, WorldSeed: cfg.WorldSeed, ValuesOnly: cfg.ValuesOnly, Drift: cfg.Drift, SystemPrompt: systemPrompt,
 		TrainSize: cfg.TasksPerSplit, ValSize: cfg.TasksPerSplit, TestSize: cfg.TasksPerSplit,
 	})
 	if err != nil {
@@ -111,11 +111,19 @@ func (c *corpus) spec(ctx context.Context, i int64) (episodeSpec, error) {
 	}
 	sp.level = info.Level
 	sp.focus = r.Float64() < c.cfg.focusShare(i)
-	if r.Float64() >= c.cfg.ExampleShare || sp.focus {
+	// Drawn only with drift_example_share on, so that earlier corpora
+	// keep their episodes.
+	forceRelevant := false
+	if c.cfg.DriftExampleShare > 0 && !sp.focus && r.Float64() < c.cfg.DriftExampleShare {
+		if forceRelevant, err = c.callsDrifted(sp.taskID); err != nil {
+			return episodeSpec{}, err
+		}
+	}
+	if !forceRelevant && (r.Float64() >= c.cfg.ExampleShare || sp.focus) {
 		return sp, nil
 	}
 	n := 1 + r.IntN(c.cfg.MaxExamples)
-	if r.Float64() < c.cfg.RelevantShare {
+	if forceRelevant || r.Float64() < c.cfg.RelevantShare {
 		for range 1 + r.IntN(n) {
 			var ex string
 			ok := false
@@ -139,6 +147,31 @@ func (c *corpus) spec(ctx context.Context, i int64) (episodeSpec, error) {
 		sp.examples = append(sp.examples, ex)
 	}
 	return sp, nil
+}
+
+// callsDrifted reports whether the expert's solution of taskID calls an
+// API that the task's world renamed (toolworld.Config.Drift).
+func (c *corpus) callsDrifted(taskID string) (bool, error) {
+	drifted, err := c.env.Drifted(taskID)
+	if err != nil || len(drifted) == 0 {
+		return false, err
+	}
+	actions, err := c.env.Solve(taskID)
+	if err != nil {
+		return false, err
+	}
+	for _, a := range actions {
+		call, err := toolworld.ParseAction(a)
+		if err != nil {
+			return false, err
+		}
+		for _, shown := range drifted {
+			if shown == call.App+"."+call.API {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }
 
 // walk takes steps random calls on base's world and returns the hindsight
@@ -255,7 +288,7 @@ func familyOverlap(a, b []string) float64 {
 // summariser writes it, and the experience template.
 func (c *corpus) text(ctx context.Context) ([]string, error) {
 	env, err := toolworld.New(toolworld.Config{
-		Seed: c.seed, Worlds: c.cfg.Worlds, WorldSeed: c.cfg.WorldSeed, ValuesOnly: c.cfg.ValuesOnly, SystemPrompt: c.systemPrompt,
+		Seed: c.seed, Worlds: c.cfg.Worlds, WorldSeed: c.cfg.WorldSeed, ValuesOnly: c.cfg.ValuesOnly, Drift: c.cfg.Drift, SystemPrompt: c.systemPrompt,
 		TrainSize: min(c.cfg.TasksPerSplit, max(2*c.cfg.Worlds, 3000)), ValSize: 3, TestSize: 3,
 	})
 	if err != nil {

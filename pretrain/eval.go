@@ -44,7 +44,7 @@ type evaluator struct {
 func heldOutEnv(cfg Config) (*toolworld.Env, error) {
 	n := 3 * max(cfg.Eval.TasksPerLevel, cfg.Eval.QuickTasksPerLevel, cfg.Eval.CheckTasks)
 	env, err := toolworld.New(toolworld.Config{
-		Seed: cfg.Seed, Worlds: cfg.Eval.Worlds, WorldSeed: cfg.Eval.WorldSeed, ValuesOnly: cfg.Eval.ValuesOnly, SystemPrompt: cfg.Context.SystemPrompt,
+		Seed: cfg.Seed, Worlds: cfg.Eval.Worlds, WorldSeed: cfg.Eval.WorldSeed, ValuesOnly: cfg.Eval.ValuesOnly, Drift: cfg.Eval.Drift, SystemPrompt: cfg.Context.SystemPrompt,
 		TrainSize: max(3000, 50*cfg.Eval.Worlds), ValSize: n, TestSize: 3,
 	})
 	if err != nil {
