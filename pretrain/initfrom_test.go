@@ -58,6 +58,18 @@ func TestInitFromContinuesAPolicy(t *testing.T) {
 		t.Fatalf("first loss continuing %.3f, from scratch %.3f (the initial policy ended at %.3f)", contLoss, freshLoss, lastTrained)
 	}
 
+	// No step at all: the run measures the policy and writes its card.
+	measure := cont
+	measure.OutputDir = t.TempDir()
+	measure.Train.Steps = 0
+	measureRes, err := Run(ctx, measure, Options{})
+	if err != nil {
+		t.Fatalf("a run of 0 steps: %v", err)
+	}
+	if !strings.Contains(measureRes.Card.Markdown(), "No training step") {
+		t.Fatal("the card of a run of 0 steps does not say it trained nothing")
+	}
+
 	wrong := cont
 	wrong.OutputDir = t.TempDir()
 	wrong.Shape.IntermediateSize *= 2

@@ -679,7 +679,7 @@ func lastLoss(path string) (float64, error) {
 			return v, nil
 		}
 	}
-	return math.NaN(), nil
+	return 0, nil // no training step: a run that only measures its init_from policy
 }
 
 // writeFileAtomic writes data to path through a temporary file.
