@@ -6,7 +6,9 @@
 // ToolworldBaseReserved, pretrained without a fifth of all instructions,
 // which the experiments then train on; and ToolworldBaseValues, which
 // copies values from its prompt and so acts in worlds whose people, titles
-// and files it never saw (toolworld.Config.ValuesOnly).
+// and files it never saw (toolworld.Config.ValuesOnly); and
+// ToolworldBaseDrift, which takes API names from worked examples in its
+// prompt where a world renamed its APIs (toolworld.Config.Drift).
 //
 // A configuration names a shipped policy as model.path
 // "builtin:toolworld-base"; Resolve turns that into a directory on disk

@@ -32,11 +32,21 @@ const ToolworldBaseReserved = "toolworld-base-reserved"
 // ToolworldBase, which recalls the classic world's values, solves none.
 const ToolworldBaseValues = "toolworld-base-values"
 
+// ToolworldBaseDrift is the name of the shipped toolworld base policy
+// that takes an API's name from a worked example in its prompt:
+// ToolworldBaseValues continued on worlds that rename half their APIs
+// without saying so (toolworld.Config.Drift), where only an example of
+// the world shows the new name. On drifted worlds it never saw, a relevant
+// example raises its greedy success by 10 to 16 points per level and an
+// unrelated one changes it by at most 2: the base of the navigating
+// experiment.
+const ToolworldBaseDrift = "toolworld-base-drift"
+
 // Prefix marks a model.path that names a shipped policy rather than a
 // directory: "builtin:toolworld-base".
 const Prefix = "builtin:"
 
-//go:embed toolworld-base toolworld-base-reserved toolworld-base-values
+//go:embed toolworld-base toolworld-base-reserved toolworld-base-values toolworld-base-drift
 var shipped embed.FS
 
 // ErrUnknown reports a name that no shipped policy has.
@@ -44,7 +54,7 @@ var ErrUnknown = errors.New("models: no shipped policy of that name")
 
 // Names lists the shipped policies.
 func Names() []string {
-	return []string{ToolworldBase, ToolworldBaseReserved, ToolworldBaseValues}
+	return []string{ToolworldBase, ToolworldBaseReserved, ToolworldBaseValues, ToolworldBaseDrift}
 }
 
 // FS returns the files of the shipped policy name (a Hugging Face

@@ -43,7 +43,7 @@ type Card struct {
 	// VocabSize is the tokenizer's vocabulary (Config.TokenizerVocab, or
 	// Config.InitFrom's); 0 in cards written before it was recorded.
 	VocabSize int `json:"vocab_size,omitempty"`
-	// FinalLoss is the last step's loss.
+	// FinalLoss is the last step's loss (0 after no step).
 	FinalLoss float64 `json:"final_loss"`
 	// Template is the experience template the worked examples came in.
 	Template string `json:"experience_template"`
@@ -210,9 +210,13 @@ func (c Card) Markdown() string {
 		p("A small Qwen2-family policy pretrained from scratch by `agentevolver pretrain` on generated\n")
 	}
 	p("toolworld episodes, so that reinforcement learning starts from a model that already follows the\n")
-	if cfg.Corpus.Worlds > 0 {
+	switch {
+	case cfg.Corpus.Worlds > 0 && cfg.Corpus.ValuesOnly:
+		p("tool-call format, copies values from its prompt and acts in worlds whose values it never saw; what\n")
+		p("worked examples in its context do is measured below.\n\n")
+	case cfg.Corpus.Worlds > 0:
 		p("tool-call format, reads the tools its prompt lists and uses worked examples in its context.\n\n")
-	} else {
+	default:
 		p("tool-call format and knows toolworld's tools; what worked examples in its context do is measured below.\n\n")
 	}
 	p("## Model\n\n")
@@ -268,7 +272,11 @@ func (c Card) Markdown() string {
 	p("| episodes | tokens | trained tokens | level 1 / 2 / 3 | hindsight | with examples | with a relevant one |\n|---|---|---|---|---|---|---|\n")
 	p("| %d | %s | %s | %d / %d / %d | %d | %d | %d |\n\n", cs.Episodes, humanCount(cs.Tokens), humanCount(cs.TrainedTokens),
 		cs.ByLevel[1], cs.ByLevel[2], cs.ByLevel[3], cs.Hindsight, cs.WithExamples, cs.Relevant)
-	p("Final loss %.4f (token-mean negative log-likelihood of the expert's calls).\n\n", c.FinalLoss)
+	if c.Corpus.Steps > 0 {
+		p("Final loss %.4f (token-mean negative log-likelihood of the expert's calls).\n\n", c.FinalLoss)
+	} else {
+		p("No training step: this card measures the policy the run continued from.\n\n")
+	}
 	p("## Held-out success\n\n")
 	if cfg.Eval.Worlds > 0 {
 		p("Greedy success on %d worlds never seen in pretraining (world seed %d), %d tasks per level, with no\n", cfg.Eval.Worlds, cfg.Eval.WorldSeed, cfg.Eval.TasksPerLevel)
