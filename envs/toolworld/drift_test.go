@@ -46,13 +46,7 @@ func TestDriftWorlds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in, err := e.New(ctx, id, "x", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := in.InitState(ctx, nil); err != nil {
-			t.Fatal(err)
-		}
+		in := started(t, e, id, "x")
 		for _, a := range actions {
 			c, err := ParseAction(a)
 			if err != nil {
@@ -79,13 +73,7 @@ func TestDriftWorlds(t *testing.T) {
 				continue // this instance has spent a turn; the expert replays below
 			}
 		}
-		in2, err := e.New(ctx, id, "y", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := in2.InitState(ctx, nil); err != nil {
-			t.Fatal(err)
-		}
+		in2 := started(t, e, id, "y")
 		for _, a := range actions {
 			stepExpert(t, in2, id, a)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/org/agentevolver"
 	"github.com/org/agentevolver/envclient"
+	"github.com/org/agentevolver/envservice"
 )
 
 func newEnv(t testing.TB, cfg Config) *Env {
@@ -19,6 +20,20 @@ func newEnv(t testing.TB, cfg Config) *Env {
 		t.Fatalf("New: %v", err)
 	}
 	return e
+}
+
+// started returns a new instance of task id whose initial state has been
+// read.
+func started(t testing.TB, e *Env, id, instanceID string) envservice.Instance {
+	t.Helper()
+	in, err := e.New(context.Background(), id, instanceID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.InitState(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return in
 }
 
 func splitIDs(t testing.TB, e *Env, split string) []string {

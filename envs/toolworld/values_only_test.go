@@ -1,7 +1,6 @@
 package toolworld
 
 import (
-	"context"
 	"slices"
 	"testing"
 )
@@ -10,7 +9,6 @@ import (
 // classic names and prompt, draw people beyond the classic pool, and every
 // expert solution scores 1.
 func TestValuesOnlyWorlds(t *testing.T) {
-	ctx := context.Background()
 	classic := newEnv(t, Config{Seed: 3, TrainSize: 60, ValSize: 12, TestSize: 6, SystemPrompt: "Help the user."})
 	e := newEnv(t, Config{Seed: 3, Worlds: 8, WorldSeed: 5, ValuesOnly: true, TrainSize: 60, ValSize: 12, TestSize: 6, SystemPrompt: "Help the user."})
 	classicPrompt := classic.systemPrompt(classic.tasks["tw-train-0000"])
@@ -36,13 +34,7 @@ func TestValuesOnlyWorlds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in, err := e.New(ctx, id, "x", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := in.InitState(ctx, nil); err != nil {
-			t.Fatal(err)
-		}
+		in := started(t, e, id, "x")
 		for _, a := range actions {
 			c, err := ParseAction(a)
 			if err != nil {
