@@ -253,6 +253,20 @@ var quickMechanismChecks = map[string]func(t *testing.T, out string){
 			}
 		}
 	},
+	// Navigating in a drifted world: the experience arms fill their pool
+	// from the expert's demonstrations and retrieve from it; EI and HET
+	// strip it and compute the off-policy loss.
+	"navigating-drift.yaml": func(t *testing.T, out string) {
+		for _, arm := range []string{"ec", "ei", "het"} {
+			m := quickMetrics(t, out, "navigating-drift-quick", arm)
+			if maxOf(m, "exp/retrieval_hits") <= 0 || maxOf(m, "exp/pool_size") <= 0 {
+				t.Errorf("%s: no experience retrieved: %v", arm, m["exp/retrieval_hits"])
+			}
+			if arm != "ec" && (maxOf(m, "actor/exp_token_share") <= 0 || maxAbsOf(m, "actor/off_pg_loss") == 0) {
+				t.Errorf("%s: the off-policy path did not train (stripped share %v, off-policy loss %v)", arm, m["actor/exp_token_share"], m["actor/off_pg_loss"])
+			}
+		}
+	},
 	// ADCA: the step judge labelled steps and the fusion replaced the
 	// advantages.
 	"adca.yaml": func(t *testing.T, out string) {
