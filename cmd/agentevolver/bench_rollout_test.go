@@ -56,10 +56,11 @@ func TestBenchRollout(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Which shapes a pass compiles depends on how requests happen to join
-	// the running batch, so the warm pass may meet a shape its warm-up did
-	// not (seen once under -race): the cold pass must count its own
-	// compilations, at least as many as the warm one.
-	if cold.GeneratedTokens != res.GeneratedTokens || cold.Compiles == 0 || cold.Compiles < res.Compiles {
+	// the running batch, which depends on scheduling: the warm pass may
+	// meet shapes its warm-up did not, more of them than a cold pass
+	// meets on a busy machine (warm 6, cold 5 under -race beside a
+	// training run). The cold pass must count its own compilations.
+	if cold.GeneratedTokens != res.GeneratedTokens || cold.Compiles == 0 {
 		t.Errorf("--cold generated %d tokens with %d compilations; warm %d, %d",
 			cold.GeneratedTokens, cold.Compiles, res.GeneratedTokens, res.Compiles)
 	}
