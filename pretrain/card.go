@@ -299,7 +299,7 @@ func (c Card) Markdown() string {
 		}
 		p("level %d %+.0f / %+.0f", l.Level, 100*(l.Relevant-l.None), 100*(l.Unrelated-l.None))
 	}
-	p(". The targets are a relevant example +10 or more and an unrelated one -3 or less.\n")
+	p(". The targets are a relevant example +10 points or more and an unrelated one no lower than -3.\n")
 	if cfg.Eval.Worlds > 0 && cfg.Eval.Drift > 0 {
 		p("Each held-out world renames each API but task.finish with chance %.0f%% without saying so, so a\n", 100*cfg.Eval.Drift)
 		p("worked example of the world is the only place its new names show.\n")
