@@ -1,17 +1,15 @@
 package toolworld
 
-// driftSurface is the surface of a world that renamed some of its APIs
-// without saying so (Config.Drift): the classic surface with pools, where
-// each API but the finishing one is renamed with probability share to a
-// synonym of surfaceChoices (never its classic name, never another API's
-// name in its app). The prompt is the classic one (system), which still
-// documents the old names. Draws come from r after the world's pools, so
-// the world's values are those it has without drift.
-func driftSurface(c *catalog, pools valuePools, r *rng, share float64, system string) *surface {
+// drift renames some APIs of s, a world's classic surface with its pools
+// drawn, without saying so (Config.Drift): each API but the finishing one
+// is renamed with probability share to a synonym of surfaceChoices (never
+// its classic name, never another API's name in its app). The prompt
+// becomes system, the classic one, which still documents the old names.
+// Draws come from r after the world's pools, so the world's values are
+// those it has without drift.
+func (s *surface) drift(c *catalog, r *rng, share float64, system string) {
 	choices := surfaceChoices()
-	s := canonicalSurface(c)
 	s.canonical = false
-	s.pools = pools
 	s.prompt = system
 	for _, ap := range c.apps {
 		used := map[string]bool{}
@@ -21,8 +19,7 @@ func driftSurface(c *catalog, pools valuePools, r *rng, share float64, system st
 		for _, a := range ap.apis {
 			// One draw per API whatever it decides, so that whether an
 			// API drifts does not change the next API's draws.
-			u := float64(r.next()>>11) / (1 << 53)
-			if a.finish || u >= share {
+			if u := r.float64(); a.finish || u >= share {
 				continue
 			}
 			if n, ok := pickFresh(r, choices[a.fullName()], used); ok {
@@ -31,7 +28,6 @@ func driftSurface(c *catalog, pools valuePools, r *rng, share float64, system st
 		}
 	}
 	s.index()
-	return s
 }
 
 // Drifted lists the APIs of a task's world that Config.Drift renamed, as

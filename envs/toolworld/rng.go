@@ -35,6 +35,10 @@ func (r *rng) intn(n int) int {
 	}
 }
 
+// float64 returns a uniform float in [0, 1) from the top 53 bits of one
+// draw.
+func (r *rng) float64() float64 { return float64(r.next()>>11) / (1 << 53) }
+
 // pick returns a uniformly chosen element of xs, which must not be empty.
 func (r *rng) pick(xs []string) string { return xs[r.intn(len(xs))] }
 

@@ -227,7 +227,7 @@ func (e *Env) worldOf(index int) (*surface, int, error) {
 			s := canonicalSurface(e.cat)
 			s.pools = drawPools(r)
 			if e.cfg.Drift > 0 {
-				s = driftSurface(e.cat, s.pools, r, e.cfg.Drift, e.system)
+				s.drift(e.cat, r, e.cfg.Drift, e.system)
 			}
 			e.worlds[w] = s
 			return s, w, nil
