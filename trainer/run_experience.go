@@ -130,12 +130,8 @@ func (r *run) initExperienceFromExpert(ctx context.Context, tasks []agentevolver
 	if !ok {
 		return fmt.Errorf("%w: exp_manager.init_from_expert needs an environment with demonstrations (envservice.Expert)", ErrConfig)
 	}
-	actions, errs, err := expertActions(ctx, expert, tasks)
+	_, errs, results, err := r.replayExpert(ctx, expert, tasks)
 	if err != nil {
-		return err
-	}
-	results := r.replayDemonstrations(ctx, tasks, actions, errs, nil)
-	if err := ctx.Err(); err != nil {
 		return err
 	}
 	var trajs []agentevolver.Trajectory

@@ -49,12 +49,8 @@ func (r *run) demonstrations(ctx context.Context) ([]agentevolver.Sample, error)
 	if len(tasks) == 0 {
 		return nil, fmt.Errorf("%w: no training tasks to demonstrate", ErrConfig)
 	}
-	actions, errs, err := expertActions(ctx, expert, tasks)
+	actions, errs, results, err := r.replayExpert(ctx, expert, tasks)
 	if err != nil {
-		return nil, err
-	}
-	results := r.replayDemonstrations(ctx, tasks, actions, errs, nil)
-	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	var out []agentevolver.Sample
@@ -90,24 +86,30 @@ func (r *run) demonstrations(ctx context.Context) ([]agentevolver.Sample, error)
 	return out, nil
 }
 
-// expertActions asks the expert for each task's actions; a task the expert
-// cannot demonstrate gets its error in errs. Only a cancelled context is
-// an error.
-func expertActions(ctx context.Context, expert envservice.Expert, tasks []agentevolver.Task) ([][]agentevolver.Message, []error, error) {
+// replayExpert asks the expert for each task's actions and replays them
+// through the policy's episode loop (replayDemonstrations, no
+// experience). A task the expert cannot demonstrate, or whose replay fails
+// or scores below 1, gets its error in errs and a zero result. Only a
+// cancelled context is an error.
+func (r *run) replayExpert(ctx context.Context, expert envservice.Expert, tasks []agentevolver.Task) ([][]agentevolver.Message, []error, []agentflow.Result, error) {
 	actions := make([][]agentevolver.Message, len(tasks))
 	errs := make([]error, len(tasks))
 	for i, task := range tasks {
 		a, err := expert.Demonstrate(ctx, task.TaskID)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, nil, ctx.Err()
+				return nil, nil, nil, ctx.Err()
 			}
 			errs[i] = fmt.Errorf("trainer: expert on %s: %w", task.TaskID, err)
 			continue
 		}
 		actions[i] = a
 	}
-	return actions, errs, nil
+	results := r.replayDemonstrations(ctx, tasks, actions, errs, nil)
+	if err := ctx.Err(); err != nil {
+		return nil, nil, nil, err
+	}
+	return actions, errs, results, nil
 }
 
 // replayDemonstrations replays each task's expert actions (those whose
