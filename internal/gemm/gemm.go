@@ -137,7 +137,7 @@ func Multiply(p *Params) (err error) {
 	// product reads its A, our B, in place, where the packed one packs B):
 	// 32x768x256 ran at 53 GFLOP/s swapped and 35 packed, 64 rows at 59
 	// and 44 (AVX2), before the transpose was vectorised (swapMaxM).
-	if p.M <= swapMaxM && p.N > p.M && p.BRowStride == 1 && p.BColStride != 1 {
+	if p.M <= swapMaxM && p.N > p.M && p.BRowStride == 1 && p.BColStride != 1 && !fewRows(p, ks) {
 		return multiplySwapped(p)
 	}
 	// A weight gradient xᵀ·dY (A stored transposed, B row-major) with more
@@ -224,6 +224,7 @@ type plan struct {
 	noPack  bool // B read in place (contiguous rows, few output rows)
 	directA bool // A read in place (contiguous rows, narrow product)
 	stream  bool // few rows: B's rows streamed (streamColumns)
+	fewRows bool // few rows, B transposed: panels transposed in L1 (taskFewRows)
 
 	rowChunks, colChunks int // tasks per batch item
 	rowStep, colStep     int // rows / columns per task (multiples of maxMR / nr)
@@ -251,6 +252,7 @@ type plan struct {
 func newPlan(p *Params, ks *kernelSet) *plan {
 	pl := &plan{p: p, ks: ks, nr: ks.nr()}
 	pl.noPack = p.BColStride == 1 && p.M <= noPackMaxM
+	pl.fewRows = !pl.noPack && fewRows(p, ks)
 	pl.directA = ks.runDirect != nil && p.AColStride == 1 && p.N <= directAMaxN
 	pl.stream = pl.noPack && ks.stream != nil && p.AColStride == 1 && p.M <= streamMaxMR && p.K <= kc
 
@@ -275,7 +277,7 @@ func newPlan(p *Params, ks *kernelSet) *plan {
 	pl.colChunks = ceilDiv(p.N, pl.colStep)
 	pl.workers = min(workers, p.Batch*pl.rowChunks*pl.colChunks)
 
-	if !pl.noPack && pl.rowChunks*pl.colChunks > 1 {
+	if !pl.noPack && !pl.fewRows && pl.rowChunks*pl.colChunks > 1 {
 		// Only when Batch < workers, so a few items at most.
 		pl.sharedB = make([][]float32, p.Batch)
 		pl.sharedPacking = make([]sharedPacking, p.Batch)
@@ -417,6 +419,10 @@ func (pl *plan) task(s *scratch, b, i0, i1, j0, j1 int) {
 
 	if pl.noPack {
 		pl.taskNoPack(s, b, i0, i1, j0, j1)
+		return
+	}
+	if pl.fewRows {
+		pl.taskFewRows(s, b, i0, i1, j0, j1)
 		return
 	}
 	var bp []float32

@@ -519,3 +519,74 @@ func firstRowsDiffer(t *testing.T, rng *rand.Rand, wide *Params, m int) (b, i in
 	}
 	return 0, 0, false
 }
+
+// TestFewRowsMatchPacked checks that products of at most fewRowsMaxM rows
+// with B stored transposed, computed by taskFewRows, agree with the
+// float64 reference and give bit for bit the rows the packed path gives
+// when more rows make the same product ineligible: a decode step's row
+// must equal the same row prefilled in a longer pass. Widths cover whole
+// panels with and without a ragged one after them, depths one and several
+// kc blocks with and without a ragged 8x8 block, A in place and packed.
+func TestFewRowsMatchPacked(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, isa := range Supported() {
+		for _, la := range []layout{rowMajor, strided} {
+			for _, s := range [][2]int{{32, 17}, {64, 8}, {130, 300}, {833, 128}, {200, 600}, {1000, 96}, {48, 5}} {
+				n, k := s[0], s[1]
+				for m := 1; m <= fewRowsMaxM; m++ {
+					wide := makeParams(rng, 2, swapMaxM+1+m, n, k, la, colMajor)
+					wide.ISA = isa
+					if err := Multiply(wide); err != nil {
+						t.Fatal(err)
+					}
+					narrow := makeParams(rng, 2, m, n, k, la, colMajor)
+					narrow.ISA = isa
+					if ks := mustKernels(isa); !fewRows(narrow, ks) && n >= ks.nr() {
+						t.Fatalf("%s %dx%dx%d: not computed by taskFewRows", isa, m, n, k)
+					}
+					check(t, narrow)
+					if b, i, differ := firstRowsDiffer(t, rng, wide, m); differ {
+						t.Fatalf("%s A=%s %dx%dx%d: batch %d row %d differs from the packed path's", isa, la, m, n, k, b, i)
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkFewRows compares, in one run, single-stream decode products of
+// the Qwen2.5-0.5B shape (x·Wᵀ, W stored [out, in]) computed by
+// taskFewRows and by the swapped path it replaced for them. The weights
+// (cycled through several copies, 40+ MB in all) come from memory, as in
+// a decode step; GB/s counts the weight bytes read.
+func BenchmarkFewRows(b *testing.B) {
+	for _, s := range [][3]int{{1, 896, 896}, {1, 4864, 896}, {1, 896, 4864}, {1, 32768, 896}, {4, 4864, 896}} {
+		m, n, k := s[0], s[1], s[2]
+		copies := max(1, (48<<20)/(4*n*k))
+		rng := rand.New(rand.NewPCG(15, 16))
+		ps := make([]*Params, copies)
+		for i := range ps {
+			ps[i] = makeParams(rng, 1, m, n, k, rowMajor, colMajor)
+			ps[i].MaxWorkers, ps[i].Team = 2, &parallel.Team{Size: 2}
+		}
+		for _, path := range []string{"fewrows", "swapped"} {
+			b.Run(fmt.Sprintf("%dx%dx%d/%s", m, n, k, path), func(b *testing.B) {
+				i := 0
+				for b.Loop() {
+					p := ps[i%copies]
+					i++
+					var err error
+					if path == "fewrows" {
+						err = Multiply(p)
+					} else {
+						err = multiplySwapped(p)
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(4*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+			})
+		}
+	}
+}

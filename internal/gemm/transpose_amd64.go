@@ -24,3 +24,19 @@ func transposeBlocks8(dst, src []float32, m, n, r0, rb, c0, cb int) bool {
 	transpose8x8Blocks(&dst[c0*n+r0], n, &src[r0*m+c0], m, rb, cb)
 	return true
 }
+
+// transposePanel8 writes dst[p*ldd + j] = src[off + j*cs + p] for the
+// whole 8x8 blocks j < 8*jb, p < 8*pb by AVX shuffles, and reports
+// whether it did (AVX2 machines only).
+func transposePanel8(dst []float32, ldd int, src []float32, off, cs, jb, pb int) bool {
+	if !hasAVX2 {
+		return false
+	}
+	if jb == 0 || pb == 0 {
+		return true
+	}
+	_ = src[off+(8*jb-1)*cs+8*pb-1]
+	_ = dst[(8*pb-1)*ldd+8*jb-1]
+	transpose8x8Blocks(&dst[0], ldd, &src[off], cs, jb, pb)
+	return true
+}
