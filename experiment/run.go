@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"github.com/goccy/go-yaml"
 
 	"github.com/org/agentevolver/internal/fsutil"
+	"github.com/org/agentevolver/runlog"
 	"github.com/org/agentevolver/trainer"
 )
 
@@ -44,6 +46,10 @@ type Options struct {
 	// configuration cfg when Train is nil (a caller can plug in hooks per
 	// arm this way). Nil uses trainer.Options{Logger: Logger}.
 	TrainerOptions func(cfg trainer.Config) trainer.Options
+	// Resume keeps the runs an earlier Run of the same plan finished
+	// (see [Plan.Run]) instead of training them again, so that an
+	// experiment longer than one sitting can be stopped and continued.
+	Resume bool
 }
 
 // Run plans the experiment f (see [NewPlan]) and runs it (see [Plan.Run]).
@@ -67,7 +73,12 @@ func Run(ctx context.Context, f File, opts Options) (Comparison, error) {
 // which would have nothing to start from, are recorded as failed without
 // training. When ctx is
 // cancelled, the run in progress stops, is recorded as interrupted, and Run
-// returns what finished with an error wrapping ctx.Err(). Only a failure to
+// returns what finished with an error wrapping ctx.Err(). With
+// opts.Resume, a job whose output directory holds a finished run (the
+// trainer's summary.json) made with the same resolved configuration (the
+// record beside the directory) is not run again: its results are read back,
+// unless it is an arm run whose seed's start run (File.Start) trained again.
+// Only a failure to
 // write the results stops Run early otherwise. A plan with a job of an arm
 // it does not have, or whose output directory is not strictly inside p.Dir,
 // runs nothing and is an error wrapping [ErrInvalid].
@@ -96,6 +107,7 @@ func (p Plan) Run(ctx context.Context, opts Options) (Comparison, error) {
 	failed, done := 0, 0
 	var interrupted error
 	startFailed := map[int64]string{} // seed -> why its start run failed
+	startTrained := map[int64]bool{}  // seeds whose start run trained in this Run
 	for i, job := range p.Jobs {
 		if err := ctx.Err(); err != nil {
 			interrupted = err
@@ -105,10 +117,19 @@ func (p Plan) Run(ctx context.Context, opts Options) (Comparison, error) {
 		if why, ok := startFailed[job.Seed]; ok && !job.Start {
 			res = SeedResult{Seed: job.Seed, ValSuccess: []Point{}, Error: "not run: the seed's start run failed: " + why}
 			fmt.Fprintf(progress, "[%d/%d] %s seed %d: not run (the seed's start run failed)\n", i+1, len(p.Jobs), job.Arm, job.Seed)
+		} else if kept, ok := finishedRun(opts, job); ok && !startTrained[job.Seed] {
+			res = kept
+			fmt.Fprintf(progress, "[%d/%d] %s seed %d: kept, finished earlier in %s\n", i+1, len(p.Jobs), job.Arm, job.Seed, job.Config.Trainer.OutputDir)
+			log.Info("experiment: run kept", "experiment", p.Name, "arm", job.Arm, "seed", job.Seed, "dir", job.Config.Trainer.OutputDir)
 		} else {
 			fmt.Fprintf(progress, "[%d/%d] %s seed %d: training in %s\n", i+1, len(p.Jobs), job.Arm, job.Seed, job.Config.Trainer.OutputDir)
 			log.Info("experiment: run", "experiment", p.Name, "arm", job.Arm, "seed", job.Seed, "dir", job.Config.Trainer.OutputDir)
 			res = runJob(ctx, opts, job)
+			if job.Start {
+				// The seed's arms branch from this run's checkpoint: none
+				// of theirs made before it can be kept.
+				startTrained[job.Seed] = true
+			}
 		}
 		if !res.OK() && ctx.Err() != nil {
 			interrupted = ctx.Err()
@@ -231,7 +252,41 @@ func runJob(ctx context.Context, opts Options, job Job) SeedResult {
 	}
 	began := time.Now()
 	err := opts.train(ctx, job.Config)
-	res.WallSeconds = time.Since(began).Seconds()
+	return readResult(job, err, time.Since(began).Seconds())
+}
+
+// finishedRun returns the results of job's run when opts.Resume is set and
+// an earlier Run finished it with the same resolved configuration.
+func finishedRun(opts Options, job Job) (SeedResult, bool) {
+	if !opts.Resume {
+		return SeedResult{}, false
+	}
+	dir := job.Config.Trainer.OutputDir
+	summary, err := runlog.ReadSummary(filepath.Join(dir, trainer.SummaryFile))
+	if err != nil {
+		return SeedResult{}, false
+	}
+	saved, err := fsutil.ReadFile(dir+".config.yaml", maxConfigRecordBytes)
+	if err != nil {
+		return SeedResult{}, false
+	}
+	want, err := configRecord(job.Config)
+	if err != nil || !bytes.Equal(saved, want) {
+		return SeedResult{}, false
+	}
+	res := readResult(job, nil, summary.WallSeconds)
+	return res, res.Error == ""
+}
+
+// maxConfigRecordBytes bounds the configuration record read back by
+// finishedRun; resolved configurations are a few KiB.
+const maxConfigRecordBytes = 4 << 20
+
+// readResult reads the validation curve of job's run, which ended with err
+// after wall seconds.
+func readResult(job Job, err error, wall float64) SeedResult {
+	res := SeedResult{Seed: job.Seed, ValSuccess: []Point{}, WallSeconds: wall}
+	dir := job.Config.Trainer.OutputDir
 	metrics, curveErr := readRun(filepath.Join(dir, metricsFile))
 	curve := metrics.curve
 	if curveErr == nil {
@@ -257,15 +312,25 @@ func runJob(ctx context.Context, opts Options, job Job) SeedResult {
 // writeConfig records a run's resolved configuration beside its output
 // directory (not in it: the trainer starts in an empty directory).
 func writeConfig(path string, cfg trainer.Config) error {
-	cfg.Env.Token = "" // a secret, not part of the record
-	data, err := yaml.Marshal(cfg)
+	data, err := configRecord(cfg)
 	if err != nil {
-		return fmt.Errorf("encode the configuration: %w", err)
+		return err
 	}
 	if err := fsutil.WriteFile(path, data); err != nil {
 		return fmt.Errorf("write the configuration: %w", err)
 	}
 	return nil
+}
+
+// configRecord is the record of a run's resolved configuration that
+// writeConfig writes.
+func configRecord(cfg trainer.Config) ([]byte, error) {
+	cfg.Env.Token = "" // a secret, not part of the record
+	data, err := yaml.Marshal(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("encode the configuration: %w", err)
+	}
+	return data, nil
 }
 
 // train runs one job with opts.Train or the real trainer. A panic is

@@ -28,7 +28,7 @@ func runExperiment(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	fs := flag.NewFlagSet("experiment", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: agentevolver experiment --config FILE [--quick] [--seeds LIST] [--out DIR] [--dry-run]")
+		fmt.Fprintln(stderr, "Usage: agentevolver experiment --config FILE [--quick] [--seeds LIST] [--out DIR] [--resume] [--dry-run]")
 		fmt.Fprintln(stderr)
 		fmt.Fprintln(stderr, "Trains every arm of the experiment file with every seed and the same RL-step budget, one run")
 		fmt.Fprintln(stderr, "after another, then writes DIR/<name>/comparison.json, DIR/<name>/comparison.png and a table")
@@ -41,6 +41,7 @@ func runExperiment(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	out := fs.String("out", experiment.DefaultOutputRoot, "directory to write the experiment under")
 	dryRun := fs.Bool("dry-run", false, "check every configuration and list the runs without training")
 	seeds := fs.String("seeds", "", "comma-separated seeds that replace the file's, e.g. 6,7,8,9,10 to replicate a result on seeds never run (not with --quick)")
+	resume := fs.Bool("resume", false, "keep the runs an earlier invocation with the same file and --out finished (same resolved configuration) and train only the others, e.g. after an interruption")
 	logLevel := fs.String("log-level", "warn", "log level: debug, info, warn or error")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -67,6 +68,7 @@ func runExperiment(ctx context.Context, args []string, _ io.Reader, stdout, stde
 	opts := experiment.Options{
 		Quick:      *quick,
 		OutputRoot: *out,
+		Resume:     *resume,
 		Logger:     log,
 		Output:     stdout,
 		Progress:   stderr,
