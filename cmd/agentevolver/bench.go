@@ -80,10 +80,21 @@ type benchRun struct {
 }
 
 // benchmark measures one thing. setup prepares a model and returns the
-// step to time and how many tokens one step processes.
+// steps to time.
 type benchmark struct {
 	summary string
-	setup   func(ctx context.Context, r benchRun) (step func() error, tokensPerStep int, err error)
+	setup   func(ctx context.Context, r benchRun) (benchSteps, error)
+}
+
+// benchSteps is what a benchmark's setup returns: the step to time, how
+// many tokens one step processes and, for generation, the same step cut
+// after its first new token, whose time is subtracted to give the decode
+// rate alone (prefill excluded).
+type benchSteps struct {
+	step    func() error
+	tokens  int
+	prefill func() error // nil: no decode rate
+	decoded int          // tokens the step decodes after the prefill's
 }
 
 // benchmarks holds the benchmarks by name; each bench_<name>.go file
@@ -111,6 +122,33 @@ type benchResult struct {
 	PromptLen int `json:"prompt_len"`
 	SeqLen    int `json:"seq_len,omitempty"`
 	GenTokens int `json:"gen_tokens,omitempty"`
+	// PrefillStepS (generate) is the median time of the same step cut
+	// after the first new token, and DecodeTokensPerSec the rate of the
+	// tokens decoded after it: (gen_tokens-1)·batch over the difference,
+	// the figure to compare with llama.cpp's eval rate.
+	PrefillStepS       float64 `json:"prefill_step_s,omitempty"`
+	DecodeTokensPerSec float64 `json:"decode_tokens_per_s,omitempty"`
+}
+
+// medianStep runs step n times and returns the median duration.
+func medianStep(ctx context.Context, step func() error, n int) (time.Duration, error) {
+	times := make([]time.Duration, n)
+	for i := range times {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		start := time.Now()
+		if err := step(); err != nil {
+			return 0, err
+		}
+		times[i] = time.Since(start)
+	}
+	slices.Sort(times)
+	median := times[len(times)/2]
+	if len(times)%2 == 0 {
+		median = (times[len(times)/2-1] + times[len(times)/2]) / 2
+	}
+	return median, nil
 }
 
 func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
@@ -188,10 +226,11 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	step, tokens, err := b.setup(ctx, benchRun{Shape: shape, Backend: be, Warmup: *warmup, Steps: *steps})
+	bs, err := b.setup(ctx, benchRun{Shape: shape, Backend: be, Warmup: *warmup, Steps: *steps})
 	if err != nil {
 		return err
 	}
+	step, tokens := bs.step, bs.tokens
 	for range *warmup {
 		if err := step(); err != nil {
 			return err
@@ -206,21 +245,9 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return err
 	}
 	defer stopProfile()
-	times := make([]time.Duration, *steps)
-	for i := range times {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		start := time.Now()
-		if err := step(); err != nil {
-			return err
-		}
-		times[i] = time.Since(start)
-	}
-	slices.Sort(times)
-	median := times[len(times)/2]
-	if len(times)%2 == 0 {
-		median = (times[len(times)/2-1] + times[len(times)/2]) / 2
+	median, err := medianStep(ctx, step, *steps)
+	if err != nil {
+		return err
 	}
 	if *opProfile > 0 && profiled != nil {
 		fmt.Fprintf(stderr, "ops of %d timed steps:\n", *steps)
@@ -232,6 +259,18 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		Model: *modelName, What: what, TokensPerSec: float64(tokens) / median.Seconds(),
 		MedianStepS: median.Seconds(), Steps: *steps, Backend: backendName,
 		Batch: shape.BatchSize, PromptLen: shape.PromptLen,
+	}
+	if bs.prefill != nil && bs.decoded > 0 {
+		// Timed after the op profile and the CPU profile's steps, in
+		// alternation with nothing: the same warm model.
+		prefill, err := medianStep(ctx, bs.prefill, *steps)
+		if err != nil {
+			return err
+		}
+		res.PrefillStepS = prefill.Seconds()
+		if d := median - prefill; d > 0 {
+			res.DecodeTokensPerSec = float64(bs.decoded) / d.Seconds()
+		}
 	}
 	if what == "generate" {
 		res.GenTokens = shape.GenTokens

@@ -37,10 +37,10 @@ func randomRows(rng *rand.Rand, rows, cols, vocab int) [][]int {
 
 // setupLogProbBench measures model.LogProbs on batch_size x seq_len tokens
 // whose response half starts at prompt_len; tokens/s counts all of them.
-func setupLogProbBench(ctx context.Context, r benchRun) (func() error, int, error) {
+func setupLogProbBench(ctx context.Context, r benchRun) (benchSteps, error) {
 	m, err := newBenchModel(r)
 	if err != nil {
-		return nil, 0, err
+		return benchSteps{}, err
 	}
 	s := r.Shape
 	batch := model.Batch{Tokens: model.Tokens{InputIDs: randomRows(rand.New(rand.NewPCG(1, 2)), s.BatchSize, s.SeqLen, s.Model.VocabSize), PromptLen: s.PromptLen}}
@@ -48,24 +48,30 @@ func setupLogProbBench(ctx context.Context, r benchRun) (func() error, int, erro
 		_, err := m.LogProbs(ctx, batch)
 		return err
 	}
-	return step, s.BatchSize * s.SeqLen, nil
+	return benchSteps{step: step, tokens: s.BatchSize * s.SeqLen}, nil
 }
 
 // setupGenerateBench measures model.Generate: batch_size prompts of
 // prompt_len tokens, gen_tokens new tokens each at temperature 1 (no stop
-// token, so every row runs to the end); tokens/s counts new tokens.
-func setupGenerateBench(ctx context.Context, r benchRun) (func() error, int, error) {
+// token, so every row runs to the end); tokens/s counts new tokens. The
+// same with one new token is its prefill step, for the decode rate.
+func setupGenerateBench(ctx context.Context, r benchRun) (benchSteps, error) {
 	m, err := newBenchModel(r)
 	if err != nil {
-		return nil, 0, err
+		return benchSteps{}, err
 	}
 	s := r.Shape
 	prompts := randomRows(rand.New(rand.NewPCG(3, 4)), s.BatchSize, s.PromptLen, s.Model.VocabSize)
 	seed := uint64(0)
-	step := func() error {
-		seed++
-		_, err := m.Generate(ctx, prompts, model.SampleOptions{MaxTokens: s.GenTokens, Temperature: 1, Seed: seed})
-		return err
+	generate := func(tokens int) func() error {
+		return func() error {
+			seed++
+			_, err := m.Generate(ctx, prompts, model.SampleOptions{MaxTokens: tokens, Temperature: 1, Seed: seed})
+			return err
+		}
 	}
-	return step, s.BatchSize * s.GenTokens, nil
+	return benchSteps{
+		step: generate(s.GenTokens), tokens: s.BatchSize * s.GenTokens,
+		prefill: generate(1), decoded: s.BatchSize * (s.GenTokens - 1),
+	}, nil
 }

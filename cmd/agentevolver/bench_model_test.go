@@ -115,6 +115,11 @@ func TestBenchShapeFlags(t *testing.T) {
 	if res.Model != "mainjob" || res.Batch != 2 || res.PromptLen != 8 || res.GenTokens != 4 || res.SeqLen != 0 || !(res.TokensPerSec > 0) {
 		t.Errorf("%+v", res)
 	}
+	// The decode rate needs the prefill step's time (it is left out when
+	// noise makes the difference of one-step medians non-positive).
+	if !(res.PrefillStepS > 0) || res.DecodeTokensPerSec < 0 {
+		t.Errorf("prefill step %v s, decode rate %v tokens/s", res.PrefillStepS, res.DecodeTokensPerSec)
+	}
 	for _, bad := range [][]string{
 		{"--model", "huge"},
 		{"--model", "tiny", "--batch", "-1"},

@@ -22,11 +22,11 @@ func init() {
 // dual clip 3.0 and token-mean over the loss mask, k3 KL to the reference
 // with coefficient 0.001, backward, gradient-norm clip 1.0, AdamW (lr 1e-4,
 // weight decay 0.01).
-func setupTrainBench(ctx context.Context, r benchRun) (func() error, int, error) {
+func setupTrainBench(ctx context.Context, r benchRun) (benchSteps, error) {
 	backend := r.Backend
 	m, err := model.New(r.Shape.Model, 1, model.Options{Backend: backend})
 	if err != nil {
-		return nil, 0, err
+		return benchSteps{}, err
 	}
 	policy := optim.ModelPolicy(m)
 	u, err := optim.NewUpdater(backend, m.Context(), policy, optim.UpdaterConfig{
@@ -38,11 +38,11 @@ func setupTrainBench(ctx context.Context, r benchRun) (func() error, int, error)
 		NoEntropyMetric: true, // the benchmark's update has no entropy term
 	})
 	if err != nil {
-		return nil, 0, err
+		return benchSteps{}, err
 	}
 	ref, err := optim.NewReference(backend, m.Context(), policy, optim.ReferenceConfig{})
 	if err != nil {
-		return nil, 0, err
+		return benchSteps{}, err
 	}
 
 	rows, cols, promptLen := r.Shape.BatchSize, r.Shape.SeqLen, r.Shape.PromptLen
@@ -65,7 +65,7 @@ func setupTrainBench(ctx context.Context, r benchRun) (func() error, int, error)
 	}
 	// The old log-probs come from the rollout; compute them once.
 	if b.OldLogProbs, err = u.LogProbs(ctx, &b.Tokens); err != nil {
-		return nil, 0, err
+		return benchSteps{}, err
 	}
 	step := func() error {
 		var err error
@@ -75,5 +75,5 @@ func setupTrainBench(ctx context.Context, r benchRun) (func() error, int, error)
 		_, err = u.Update(ctx, b)
 		return err
 	}
-	return step, rows * cols, nil
+	return benchSteps{step: step, tokens: rows * cols}, nil
 }
