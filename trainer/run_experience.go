@@ -104,6 +104,7 @@ func (r *run) initExperience(ctx context.Context) error {
 		return err
 	}
 	results, failures, err := r.runEpisodes(ctx, r.runner(r.flow(r.policy, r.cfg.Rollout.ValTemperature)), rollouts, "init_experience", 0)
+	retrievals := r.retrievalsSince() // logged below, not counted as the first validation's
 	if err != nil {
 		return fmt.Errorf("trainer: experience initialisation: %w", err)
 	}
@@ -116,7 +117,8 @@ func (r *run) initExperience(ctx context.Context) error {
 		return fmt.Errorf("trainer: experience initialisation: %w", err)
 	}
 	r.log.Info("trainer: experience pool initialised", "split", cmp.Or(ec.InitSplit, r.cfg.Data.TrainSplit), "tasks", len(tasks),
-		"episodes", len(trajs), "failed", failures.failed, "requests", requests, "seconds", time.Since(began).Seconds())
+		"episodes", len(trajs), "failed", failures.failed, "requests", requests, "retrieval_hits", retrievals.Hits,
+		"seconds", time.Since(began).Seconds())
 	return nil
 }
 
@@ -276,11 +278,22 @@ func (r *run) injectionMetrics(m map[string]float64, finished []agentevolver.Tra
 	if len(without) > 0 {
 		m["exp/reward_without"] = mean(without)
 	}
+	d := r.retrievalsSince()
+	m["exp/retrieval_hits"] = float64(d.Hits)
+	m["exp/retrieval_misses"] = float64(d.Misses)
+	m["exp/retrieval_errors"] = float64(d.Errors)
+}
+
+// retrievalsSince returns the injector's retrievals since the last call
+// (zero without an injector).
+func (r *run) retrievalsSince() experience.InjectorStats {
+	if r.injector == nil {
+		return experience.InjectorStats{}
+	}
 	now := r.injector.Stats()
-	m["exp/retrieval_hits"] = float64(now.Hits - r.injected.Hits)
-	m["exp/retrieval_misses"] = float64(now.Misses - r.injected.Misses)
-	m["exp/retrieval_errors"] = float64(now.Errors - r.injected.Errors)
+	d := experience.InjectorStats{Hits: now.Hits - r.injected.Hits, Misses: now.Misses - r.injected.Misses, Errors: now.Errors - r.injected.Errors}
 	r.injected = now
+	return d
 }
 
 // openExperiencePool builds the pool of cfg's exp_manager.pool section

@@ -38,8 +38,9 @@ func (p *memoryPool) Update(_ context.Context, trajs []agentevolver.Trajectory) 
 }
 
 // TestFitWithExperiencePool fills a pool before RL from the training
-// split, retrieves from it in the rollouts exp_manager selects, and
-// updates it from every RL step.
+// split, retrieves from it in the rollouts exp_manager selects (every
+// validation rollout, with val_rollout_mode all), counts a validation's
+// retrievals apart from a step's, and updates the pool from every RL step.
 func TestFitWithExperiencePool(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains a tiny model")
@@ -50,6 +51,7 @@ func TestFitWithExperiencePool(t *testing.T) {
 	cfg.Experience.TrainSampleMode, cfg.Experience.TrainSampleKeepRatio = "hybrid", 0.5
 	cfg.Experience.InitExpBeforeTraining, cfg.Experience.InitTasks, cfg.Experience.SummaryBatchSize = true, 3, 8
 	cfg.Experience.UpdatedFreq = 1
+	cfg.Experience.ValRolloutMode = "all"
 	pool := &memoryPool{}
 	if _, err := mustNew(t, cfg, Options{ExperiencePool: pool}).Fit(context.Background()); err != nil {
 		t.Fatal(err)
@@ -67,7 +69,16 @@ func TestFitWithExperiencePool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	validations := 0
 	for _, r := range records {
+		if _, ok := r.Value("val/success"); ok {
+			validations++
+			hits, _ := r.Value("val/exp_retrieval_hits")
+			misses, _ := r.Value("val/exp_retrieval_misses")
+			if want := float64(cfg.Data.ValTasks * cfg.Rollout.ValN); hits != want || misses != 0 {
+				t.Errorf("validation at step %d: %v hits, %v misses, want %v hits (every rollout)", r.Step, hits, misses, want)
+			}
+		}
 		if _, ok := r.Value("reward/mean"); !ok {
 			continue
 		}
@@ -76,6 +87,9 @@ func TestFitWithExperiencePool(t *testing.T) {
 		if hits != 2 || !ok || upd < 0 {
 			t.Errorf("step %d: %v retrieval hits (want 2: one rollout of each task), update %v s", r.Step, hits, upd)
 		}
+	}
+	if validations == 0 {
+		t.Error("no validation recorded")
 	}
 }
 
@@ -144,7 +158,16 @@ func TestFitWithLocalPool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	validations := 0
 	for _, r := range records {
+		if _, ok := r.Value("val/success"); ok {
+			validations++
+			hits, _ := r.Value("val/exp_retrieval_hits")
+			misses, _ := r.Value("val/exp_retrieval_misses")
+			if want := float64(cfg.Data.ValTasks * cfg.Rollout.ValN); hits != want || misses != 0 {
+				t.Errorf("validation at step %d: %v hits, %v misses, want %v hits (every rollout)", r.Step, hits, misses, want)
+			}
+		}
 		if _, ok := r.Value("reward/mean"); !ok {
 			continue
 		}

@@ -33,6 +33,9 @@ func (r *run) validate(ctx context.Context, step int, note outageNote) (runlog.V
 	results, failures, err := r.runEpisodes(ctx, runner, rollouts, "validation", step)
 	bar.Add(int64(len(rollouts)))
 	bar.Finish()
+	// Taken whatever the outcome, so that a training step's counts never
+	// include a validation's retrievals.
+	retrievals := r.retrievalsSince()
 	if err != nil {
 		return runlog.ValidationStats{}, err
 	}
@@ -59,6 +62,11 @@ func (r *run) validate(ctx context.Context, step int, note outageNote) (runlog.V
 	m := stats.Metrics("val/")
 	if turns, ok := turnsPerSuccess(results); ok {
 		m["val/turns_per_success"] = turns
+	}
+	if r.injector != nil {
+		m["val/exp_retrieval_hits"] = float64(retrievals.Hits)
+		m["val/exp_retrieval_misses"] = float64(retrievals.Misses)
+		m["val/exp_retrieval_errors"] = float64(retrievals.Errors)
 	}
 	m["time/validate_s"] = time.Since(began).Seconds()
 	note.addMetrics(m, "val/skipped")
