@@ -281,6 +281,15 @@ var quickMechanismChecks = map[string]func(t *testing.T, out string){
 			t.Errorf("ei: experience in validation: %v", m["val/exp_retrieval_hits"])
 		}
 	},
+	// Diplomacy: the reward is the power's score (a power that holds
+	// keeps its three or four centres: 3/18 or more), not the sparse 0/1
+	// that counts only a solo win.
+	"diplomacy-seat.yaml": func(t *testing.T, out string) {
+		m := quickMetrics(t, out, "diplomacy-seat-quick", "grpo")
+		if minOf(m, "reward/mean") <= 0 || minOf(m, "val/avg@2") <= 0 {
+			t.Errorf("grpo: reward %v, validation avg@2 %v: want the power's score, above 0", m["reward/mean"], m["val/avg@2"])
+		}
+	},
 	// ADCA: the step judge labelled steps and the fusion replaced the
 	// advantages.
 	"adca.yaml": func(t *testing.T, out string) {
