@@ -261,8 +261,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		Batch: shape.BatchSize, PromptLen: shape.PromptLen,
 	}
 	if bs.prefill != nil && bs.decoded > 0 {
-		// Timed after the op profile and the CPU profile's steps, in
-		// alternation with nothing: the same warm model.
+		// Timed after the main steps, on the same warm model.
 		prefill, err := medianStep(ctx, bs.prefill, *steps)
 		if err != nil {
 			return err
