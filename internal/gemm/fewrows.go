@@ -42,7 +42,7 @@ func (pl *plan) taskFewRows(s *scratch, b, i0, i1, j0, j1 int) {
 		for pc := 0; pc < p.K; pc += kc {
 			kcb := min(kc, p.K-pc)
 			s.b = growFloats(s.b, kcb*width)
-			packTransposedPanel(s.b, p.B, b*p.BBatchStride+pc+jr*p.BColStride, p.BColStride, kcb, ncols, width)
+			packBPanel(s.b, p.B, b*p.BBatchStride+pc+jr*p.BColStride, 1, p.BColStride, kcb, ncols, width)
 			a, aOff, lda := p.A, aRows+pc*p.AColStride, p.ARowStride
 			if !direct {
 				s.a = growFloats(s.a, mrows*kcb)
@@ -54,10 +54,12 @@ func (pl *plan) taskFewRows(s *scratch, b, i0, i1, j0, j1 int) {
 	}
 }
 
-// packTransposedPanel is packBPanel for B's rows contiguous (row stride
-// 1): dst[p*width + j] = src[off + p + j*cs] for p < k and j < ncols, and
-// zeros for ncols <= j < width. Whole 8x8 blocks go through the AVX
-// transposes (transposeBlocks8's kernel); the edges element by element.
+// packTransposedPanel is packBPanel's case of B's rows contiguous (row
+// stride 1): dst[p*width + j] = src[off + p + j*cs] for p < k and j <
+// ncols, and zeros for ncols <= j < width. Whole 8x8 blocks go through the
+// AVX transposes (transposeBlocks8's kernel), the edges element by
+// element: the scalar scatter alone had cost as much as a decode step's
+// products.
 func packTransposedPanel(dst, src []float32, off, cs, k, ncols, width int) {
 	dst = dst[:k*width]
 	if ncols < width {

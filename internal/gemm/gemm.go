@@ -619,16 +619,8 @@ func packBPanel(dst, src []float32, off, rs, cs, k, ncols, width int) {
 			clear(row[ncols:])
 		}
 	case rs == 1:
-		// Columns are contiguous: read each once, scatter down the panel.
-		if ncols < width {
-			clear(dst)
-		}
-		for j := range ncols {
-			col := src[off+j*cs : off+j*cs+k]
-			for p, v := range col {
-				dst[p*width+j] = v
-			}
-		}
+		// Columns are contiguous: transposed by AVX blocks.
+		packTransposedPanel(dst, src, off, cs, k, ncols, width)
 	default:
 		for p := range k {
 			row := dst[p*width : (p+1)*width]
