@@ -12,6 +12,12 @@
 // with golang.org/x/sys/cpu; Params.ISA can force one, which the tests use to
 // cover every path the machine supports.
 //
+// B may also be stored as int8 values or bfloat16 bit patterns
+// (Params.BInt8, Params.BBFloat16), converted to float32 exactly as it is
+// read: a decode step's few rows by a narrow weight stored [out, in]
+// convert each panel while transposing it into L1, which moves a quarter
+// or a half of float32's bytes; other products convert B first.
+//
 // Large products are split over goroutines (at most Params.MaxWorkers, capped
 // at GOMAXPROCS): the helpers of Params.Team when it is set, which stay awake
 // between products, else goroutines started for the product. Each output

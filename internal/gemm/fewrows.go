@@ -42,7 +42,7 @@ func (pl *plan) taskFewRows(s *scratch, b, i0, i1, j0, j1 int) {
 		for pc := 0; pc < p.K; pc += kc {
 			kcb := min(kc, p.K-pc)
 			s.b = growFloats(s.b, kcb*width)
-			packBPanel(s.b, p.B, b*p.BBatchStride+pc+jr*p.BColStride, 1, p.BColStride, kcb, ncols, width)
+			pl.packFewRowsPanel(s.b, b*p.BBatchStride+pc+jr*p.BColStride, kcb, ncols, width)
 			a, aOff, lda := p.A, aRows+pc*p.AColStride, p.ARowStride
 			if !direct {
 				s.a = growFloats(s.a, mrows*kcb)

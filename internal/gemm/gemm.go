@@ -33,6 +33,18 @@ type Params struct {
 	B                                    []float32
 	BBatchStride, BRowStride, BColStride int
 
+	// BInt8 and BBFloat16 hold B in a narrow type instead of B: int8
+	// values (a weight quantised per output channel, whose scales the
+	// caller applies to C) or the bit patterns of bfloat16 numbers. Each
+	// element converts to float32 exactly as it is read, so C is the
+	// float32 product of the converted B. At most one of B, BInt8 and
+	// BBFloat16 is set; the B strides count its elements. Few rows by a
+	// weight stored [out, in] (decoding) read the narrow data directly,
+	// which moves a half or a quarter of the bytes; other products
+	// convert the part of B they use to float32 first.
+	BInt8     []int8
+	BBFloat16 []uint16
+
 	// C receives the dense [Batch, M, N] result; it must not overlap A or B.
 	C []float32
 
@@ -133,6 +145,9 @@ func Multiply(p *Params) (err error) {
 			err = fmt.Errorf("gemm: %v", r)
 		}
 	}()
+	if p.narrowB() && !fewRows(p, ks) {
+		return multiplyWidened(p)
+	}
 	// With B transposed, swapping pays for all but many rows (the swapped
 	// product reads its A, our B, in place, where the packed one packs B):
 	// 32x768x256 ran at 53 GFLOP/s swapped and 35 packed, 64 rows at 59
@@ -207,8 +222,12 @@ func (p *Params) validate() error {
 	if last := (p.Batch-1)*p.ABatchStride + (p.M-1)*p.ARowStride + (p.K-1)*p.AColStride; last >= len(p.A) {
 		return fmt.Errorf("%w: A view reaches index %d, len(A)=%d", ErrInvalid, last, len(p.A))
 	}
-	if last := (p.Batch-1)*p.BBatchStride + (p.K-1)*p.BRowStride + (p.N-1)*p.BColStride; last >= len(p.B) {
-		return fmt.Errorf("%w: B view reaches index %d, len(B)=%d", ErrInvalid, last, len(p.B))
+	bLen, set := p.bLen()
+	if set > 1 {
+		return fmt.Errorf("%w: more than one of B, BInt8 and BBFloat16 set", ErrInvalid)
+	}
+	if last := (p.Batch-1)*p.BBatchStride + (p.K-1)*p.BRowStride + (p.N-1)*p.BColStride; last >= bLen {
+		return fmt.Errorf("%w: B view reaches index %d, len(B)=%d", ErrInvalid, last, bLen)
 	}
 	return nil
 }

@@ -40,3 +40,35 @@ func transposePanel8(dst []float32, ldd int, src []float32, off, cs, jb, pb int)
 	transpose8x8Blocks(&dst[0], ldd, &src[off], cs, jb, pb)
 	return true
 }
+
+// transpose8x8BlocksInt8 and transpose8x8BlocksBFloat16 are in
+// transpose_narrow_amd64.s: transpose8x8Blocks converting an int8 or
+// bfloat16 source to float32 as it loads. Callers check the bounds.
+//
+//go:noescape
+func transpose8x8BlocksInt8(dst *float32, ldd int, src *int8, lds int, rowBlocks, colBlocks int)
+
+//go:noescape
+func transpose8x8BlocksBFloat16(dst *float32, ldd int, src *uint16, lds int, rowBlocks, colBlocks int)
+
+// transposePanel8Narrow is transposePanel8 for a narrow source, converted
+// to float32 as it is moved (AVX2 machines only).
+func transposePanel8Narrow[T narrow](dst []float32, ldd int, src []T, off, cs, jb, pb int) bool {
+	if !hasAVX2 {
+		return false
+	}
+	if jb == 0 || pb == 0 {
+		return true
+	}
+	_ = src[off+(8*jb-1)*cs+8*pb-1]
+	_ = dst[(8*pb-1)*ldd+8*jb-1]
+	switch s := any(src).(type) {
+	case []int8:
+		transpose8x8BlocksInt8(&dst[0], ldd, &s[off], cs, jb, pb)
+	case []uint16:
+		transpose8x8BlocksBFloat16(&dst[0], ldd, &s[off], cs, jb, pb)
+	default:
+		return false
+	}
+	return true
+}

@@ -1,0 +1,126 @@
+package gemm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/org/agentevolver/internal/parallel"
+)
+
+// narrowed replaces p's float32 B by the int8 values or bfloat16 bit
+// patterns nearest to it and returns the float32 B they convert to: the
+// operand the narrow product must equal.
+func narrowed(rng *rand.Rand, p *Params, kind string) []float32 {
+	wide := make([]float32, len(p.B))
+	switch kind {
+	case "int8":
+		q := make([]int8, len(p.B))
+		for i := range q {
+			q[i] = int8(rng.IntN(256) - 128)
+			wide[i] = float32(q[i])
+		}
+		p.BInt8 = q
+	case "bfloat16":
+		h := make([]uint16, len(p.B))
+		for i, v := range p.B {
+			h[i] = uint16(math.Float32bits(v) >> 16)
+			wide[i] = math.Float32frombits(uint32(h[i]) << 16)
+		}
+		p.BBFloat16 = h
+	}
+	p.B = nil
+	return wide
+}
+
+// TestNarrowBMatchesWide checks that a product with B stored as int8 or
+// bfloat16 gives bit for bit the product with the float32 numbers they
+// convert to, for every ISA: on the few-rows path (a tile's rows at most,
+// B stored transposed, converted as its panels are transposed, with
+// ragged panels and 8x8 blocks) and on the others (B converted first).
+func TestNarrowBMatchesWide(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, isa := range Supported() {
+		for _, kind := range []string{"int8", "bfloat16"} {
+			maxMR := mustKernels(isa).maxMR
+			for _, s := range [][4]int{
+				{1, 32, 17, int(colMajor)}, {1, 130, 300, int(colMajor)}, {maxMR, 833, 128, int(colMajor)},
+				{2, 64, 9, int(colMajor)}, {maxMR + 1, 96, 40, int(colMajor)}, {3, 50, 70, int(rowMajor)},
+				{40, 20, 33, int(colMajor)}, {1, 5, 16, int(colMajor)},
+			} {
+				m, n, k, lb := s[0], s[1], s[2], layout(s[3])
+				name := fmt.Sprintf("%s %s %dx%dx%d B=%s", isa, kind, m, n, k, lb)
+				p := makeParams(rng, 2, m, n, k, rowMajor, lb)
+				p.ISA = isa
+				p.MaxWorkers, p.Team = 2, &parallel.Team{Size: 2}
+				want := *p
+				want.B = narrowed(rng, p, kind)
+				want.C = make([]float32, len(p.C))
+				if err := Multiply(&want); err != nil {
+					t.Fatal(err)
+				}
+				if err := Multiply(p); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if !slices.Equal(p.C, want.C) {
+					t.Fatalf("%s: differs from the float32 product of the converted B", name)
+				}
+			}
+		}
+	}
+}
+
+// TestNarrowBInvalid checks that a B given twice, or too short in its
+// narrow type, is refused with ErrInvalid.
+func TestNarrowBInvalid(t *testing.T) {
+	p := &Params{Batch: 1, M: 1, N: 4, K: 4, A: make([]float32, 4), C: make([]float32, 4),
+		BRowStride: 1, BColStride: 4, BInt8: make([]int8, 16), BBFloat16: make([]uint16, 16)}
+	if err := Multiply(p); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("B given twice: %v, want ErrInvalid", err)
+	}
+	p.BBFloat16 = nil
+	p.BInt8 = make([]int8, 15)
+	if err := Multiply(p); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("BInt8 too short: %v, want ErrInvalid", err)
+	}
+}
+
+// BenchmarkNarrowFewRows measures single-stream decode products (x·Wᵀ, W
+// stored [out, in]) with W in float32, bfloat16 and int8, in one run;
+// the weights (several copies, 48 MB or more of float32) come from
+// memory as in a decode step. GB/s counts the bytes of W read.
+func BenchmarkNarrowFewRows(b *testing.B) {
+	for _, s := range [][3]int{{1, 4864, 896}, {1, 896, 4864}, {1, 32768, 896}, {1, 384, 128}} {
+		m, n, k := s[0], s[1], s[2]
+		copies := 1
+		if k > 128 {
+			copies = max(1, (48<<20)/(4*n*k))
+		}
+		for _, kind := range []string{"float32", "bfloat16", "int8"} {
+			rng := rand.New(rand.NewPCG(23, 24))
+			ps := make([]*Params, copies)
+			for i := range ps {
+				ps[i] = makeParams(rng, 1, m, n, k, rowMajor, colMajor)
+				ps[i].MaxWorkers, ps[i].Team = 2, &parallel.Team{Size: 2}
+				if kind != "float32" {
+					narrowed(rng, ps[i], kind)
+				}
+			}
+			bytes := map[string]int{"float32": 4, "bfloat16": 2, "int8": 1}[kind]
+			b.Run(fmt.Sprintf("%dx%dx%d/%s", m, n, k, kind), func(b *testing.B) {
+				i := 0
+				for b.Loop() {
+					if err := Multiply(ps[i%copies]); err != nil {
+						b.Fatal(err)
+					}
+					i++
+				}
+				b.ReportMetric(float64(bytes*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e3, "µs/op")
+			})
+		}
+	}
+}
