@@ -15,7 +15,9 @@ import (
 // read it (fuse_attention_grad.go), the product of the probabilities with
 // the values (fuse_attention.go), and then any chain of
 // float32 elementwise ops, such as the MLP's silu(x)·up
-// (fuse_elementwise.go). A pattern is fused only when nothing else reads its
+// (fuse_elementwise.go); and first, any float32 product whose operand
+// converts an int8 or bfloat16 weight, which then reads the weight as it is
+// (fuse_narrow_product.go). A pattern is fused only when nothing else reads its
 // intermediates, and a fused node applies the kernels the separate ops
 // apply, in the same order, so that its results are the same bits. The
 // rewritten node keeps its op type and shape; its inputs become the
@@ -52,6 +54,9 @@ type fusionCounts struct {
 	softmax, softmaxGrad, broadcastAddend, softmaxProduct, attention atomic.Int64
 	elementwise, elementwiseOps, rowSum                              atomic.Int64
 	attentionGrad, attentionGradProducts, attentionProbs             atomic.Int64
+	// narrowProduct counts the float32 products that read an int8 or
+	// bfloat16 operand in place of its conversion (fuse_narrow_product.go).
+	narrowProduct atomic.Int64
 }
 
 // fuse rewrites every fusable pattern among the nodes reachable from the
@@ -60,6 +65,7 @@ func (b *Builder) fuse() {
 	if b.backend.noFusion {
 		return
 	}
+	b.fuseNarrowProducts(b.nodeUses())
 	uses := b.nodeUses()
 	for _, n := range b.nodes {
 		if inputs, ok := softmaxPattern(n, uses); ok {

@@ -144,7 +144,7 @@ func fusedAndPlain(t *testing.T, name, mode string, fn any, args ...any) *Backen
 		}
 	}
 	c := &plain.fused
-	if n := c.softmax.Load() + c.softmaxGrad.Load() + c.softmaxProduct.Load() + c.attention.Load() + c.attentionGrad.Load() + c.attentionProbs.Load() + c.elementwise.Load() + c.rowSum.Load(); n != 0 {
+	if n := c.softmax.Load() + c.softmaxGrad.Load() + c.softmaxProduct.Load() + c.attention.Load() + c.attentionGrad.Load() + c.attentionProbs.Load() + c.elementwise.Load() + c.rowSum.Load() + c.narrowProduct.Load(); n != 0 {
 		t.Errorf("%s: nofusion fused %d nodes", name, n)
 	}
 	return fused
