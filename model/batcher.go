@@ -133,8 +133,8 @@ func newEngine(m *Model, prefixBytes int, continuous bool) *engine {
 	// Prefill runs rows of several tokens in one block, decode one token
 	// per row over the running batch's blocks; each compiler keeps
 	// maxCompiledShapes.
-	e.prefillG = m.newCompiledGraph("prefill rows", m.rowsGraph)
-	e.decodeG = m.newCompiledGraph("decode rows", m.decodeBlocksGraph)
+	e.prefillG = m.newSamplingGraph("prefill rows", m.rowsGraph)
+	e.decodeG = m.newSamplingGraph("decode rows", m.decodeBlocksGraph)
 	// Every combination of block shapes is a decode shape: a batch's
 	// blocks move through a few hundred of them.
 	e.decodeG.limit = maxDecodeShapes

@@ -38,8 +38,8 @@ func (m *Model) newDecoder(prompts [][]int, maxTokens int) *decoder {
 	}
 	d.cols = BucketSize(d.promptCols + maxTokens)
 	if m.exec.prefill == nil {
-		m.exec.prefill = m.newCompiledGraph("prefill", m.prefillGraph)
-		m.exec.decode = m.newCompiledGraph("decode", m.decodeGraph)
+		m.exec.prefill = m.newSamplingGraph("prefill", m.prefillGraph)
+		m.exec.decode = m.newSamplingGraph("decode", m.decodeGraph)
 	}
 	return d
 }

@@ -24,10 +24,23 @@ type compiledGraph struct {
 	limit int // most shapes kept compiled
 	exec  *mlctx.Exec
 	seen  map[string]bool
+	// sampling graphs read the model's narrow sampler weights when it has
+	// them (Options.SamplerWeights); generation is the sampler context's
+	// that exec was built on.
+	sampling   bool
+	generation int
 }
 
 func (m *Model) newCompiledGraph(name string, build any) *compiledGraph {
 	return &compiledGraph{m: m, name: name, build: build, limit: maxCompiledShapes}
+}
+
+// newSamplingGraph is newCompiledGraph for a graph that samples: it reads
+// the sampler's weights (Options.SamplerWeights).
+func (m *Model) newSamplingGraph(name string, build any) *compiledGraph {
+	c := m.newCompiledGraph(name, build)
+	c.sampling = true
+	return c
 }
 
 // call runs the graph on args (tensors, or donated buffers described by
@@ -35,13 +48,24 @@ func (m *Model) newCompiledGraph(name string, build any) *compiledGraph {
 // m.mu.
 func (c *compiledGraph) call(argShapes []shapes.Shape, args ...any) ([]*tensors.Tensor, error) {
 	key := shapesKey(argShapes)
+	vars := c.m.vars
+	if c.sampling && c.m.sampler != nil {
+		ctx, generation, err := c.m.sampler.context(c.m)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.name, err)
+		}
+		if c.exec != nil && generation != c.generation {
+			c.close()
+		}
+		vars, c.generation = ctx, generation
+	}
 	if c.exec != nil && !c.seen[key] && len(c.seen) >= c.limit {
 		c.m.logger.Info("model: dropping compiled graphs", "graph", c.name, "count", len(c.seen))
 		c.exec.Finalize()
 		c.exec = nil
 	}
 	if c.exec == nil {
-		exec, err := mlctx.NewExecAny(c.m.backend, c.m.vars, c.build)
+		exec, err := mlctx.NewExecAny(c.m.backend, vars, c.build)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: %w", ErrGraph, c.name, err)
 		}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/graph"
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
@@ -282,7 +283,12 @@ func (m *Model) project(ctx *mlctx.Context, lora *loraGraph, x *graph.Node, modu
 	if withBias {
 		bias = convertTo(m.weight(ctx, g, module+".bias"), dt)
 	}
-	y := linear(x, convertTo(m.weight(ctx, g, module+".weight"), dt), bias)
+	var y *graph.Node
+	if w := m.weight(ctx, g, module+".weight"); isNarrow(w) && dt == dtypes.Float32 {
+		y = narrowLinear(x, w, m.narrowScale(ctx, g, module+".weight", w), bias)
+	} else {
+		y = linear(x, convertTo(w, dt), bias)
+	}
 	if lora == nil {
 		return y
 	}

@@ -34,6 +34,12 @@ type Options struct {
 	// (CheckComputeDType) and fail with ErrUnsupportedDType otherwise. See
 	// ParseComputeDType for the configuration spellings.
 	ComputeDType dtypes.DType
+	// SamplerWeights is the format of the matrix weights that sampling
+	// (Generate, Policy) reads: float32 (the zero value) or a narrow copy,
+	// bfloat16 or int8, made from the float32 weights and made again
+	// after they change; see SamplerWeights. Narrow weights need the
+	// float32 compute dtype (ErrBadConfig otherwise).
+	SamplerWeights SamplerWeights
 }
 
 // Model is a Qwen2-family decoder: its configuration, its weights as
@@ -46,6 +52,7 @@ type Model struct {
 	logger  *slog.Logger
 	vars    *mlctx.Context
 	dtype   dtypes.DType // compute dtype: Float32 or BFloat16
+	sampler *samplerVars // narrow weights for sampling; nil samples with vars
 
 	mu   sync.Mutex // serialises executions and guards the lazily built executables below
 	exec executables
@@ -99,6 +106,13 @@ func newModel(cfg Config, weights map[string]*tensors.Tensor, opts Options) (m *
 	if err := CheckComputeDType(backend, dtype); err != nil {
 		return nil, err
 	}
+	samplerFormat, err := ParseSamplerWeights(string(opts.SamplerWeights))
+	if err != nil {
+		return nil, err
+	}
+	if samplerFormat != SamplerFloat32 && dtype != dtypes.Float32 {
+		return nil, fmt.Errorf("%w: sampler weights %s need the float32 compute dtype, not %s", ErrBadConfig, samplerFormat, dtype)
+	}
 	defer recoverGraphError(&err, "creating variables")
 	vars := mlctx.New()
 	full := cfg.withDefaults()
@@ -110,7 +124,11 @@ func newModel(cfg Config, weights map[string]*tensors.Tensor, opts Options) (m *
 		scope, name := variableScope(s.name)
 		vars.InAbsPath(scope).VariableWithValue(name, t)
 	}
-	return &Model{cfg: full, backend: backend, logger: logger, vars: vars, dtype: dtype}, nil
+	m = &Model{cfg: full, backend: backend, logger: logger, vars: vars, dtype: dtype}
+	if samplerFormat != SamplerFloat32 {
+		m.sampler = newSamplerVars(samplerFormat, full)
+	}
+	return m, nil
 }
 
 // Config returns the model's configuration with defaults filled in.

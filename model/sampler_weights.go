@@ -1,0 +1,221 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+
+	"github.com/gomlx/gomlx/pkg/core/dtypes"
+	"github.com/gomlx/gomlx/pkg/core/dtypes/bfloat16"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
+
+	"github.com/org/agentevolver/internal/parallel"
+)
+
+// SamplerWeights is the format of the matrix weights that sampling reads
+// (Options.SamplerWeights): the embedding, every projection and the
+// output head. Decoding a token reads every weight once, so on a CPU its
+// speed is bounded by the bytes of the weights; narrower weights move
+// fewer. Training, log-probs and checkpoints always use the float32
+// weights; the sampler's copies follow them, made again after every
+// update. Norms, biases and LoRA adapters stay float32.
+type SamplerWeights string
+
+const (
+	// SamplerFloat32 samples with the float32 weights themselves (the
+	// zero value).
+	SamplerFloat32 SamplerWeights = ""
+	// SamplerBFloat16 samples with each weight rounded to bfloat16
+	// (nearest even): half the bytes, about 3 significant digits.
+	SamplerBFloat16 SamplerWeights = "bfloat16"
+	// SamplerInt8 samples with each weight quantised to int8 per output
+	// channel (symmetric: a row's largest magnitude maps to 127, its scale
+	// multiplies the product's output), a quarter of the bytes: the
+	// weight-only quantisation of llama.cpp's q8_0, with one scale per row
+	// instead of one per 32 values.
+	SamplerInt8 SamplerWeights = "int8"
+)
+
+// ParseSamplerWeights maps a configuration value to a SamplerWeights:
+// "float32" (or ""), "bfloat16" (or "bf16") and "int8", case-insensitive.
+// Anything else is an error wrapping ErrBadConfig.
+func ParseSamplerWeights(s string) (SamplerWeights, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "float32", "f32":
+		return SamplerFloat32, nil
+	case "bfloat16", "bf16":
+		return SamplerBFloat16, nil
+	case "int8":
+		return SamplerInt8, nil
+	}
+	return "", fmt.Errorf("%w: sampler weights %q: want float32, bfloat16 (bf16) or int8", ErrBadConfig, s)
+}
+
+// SamplerWeights returns the format of the weights sampling reads.
+func (m *Model) SamplerWeights() SamplerWeights {
+	if m.sampler == nil {
+		return SamplerFloat32
+	}
+	return m.sampler.format
+}
+
+// scaleSuffix names the variable beside an int8 weight that holds its
+// per-row scales ("weight" → "weight_scale").
+const scaleSuffix = "_scale"
+
+// samplerVars is the context the sampling graphs read with narrow weights:
+// every variable of the model's context under its own scope and name,
+// the matrix weights replaced by their narrow copies (int8 ones with a
+// float32 "<name>_scale" of one scale per row), the others holding the
+// very tensors of the model's variables (no copy).
+type samplerVars struct {
+	format SamplerWeights
+	narrow map[string]bool // scope-and-name of the matrix weights made narrow
+	ctx    *mlctx.Context
+	// mirrored is the model variable value each sampler variable was made
+	// from, by scope and name: a training step or a checkpoint load
+	// replaces the model's values, and only the replaced ones are made
+	// again.
+	mirrored map[string]*tensors.Tensor
+	// generation counts the contexts made: the set of the model's
+	// variables changed (LoRA adapters added or merged) and the graphs
+	// built on the previous context must be built again.
+	generation int
+}
+
+// newSamplerVars prepares the narrow context of a model with
+// configuration cfg; it is filled on first use (context).
+func newSamplerVars(format SamplerWeights, cfg Config) *samplerVars {
+	s := &samplerVars{format: format, narrow: map[string]bool{}}
+	for _, spec := range cfg.tensorSpecs() {
+		if len(spec.shape) == 2 {
+			scope, name := variableScope(spec.name)
+			s.narrow[scopeAndName(scope, name)] = true
+		}
+	}
+	return s
+}
+
+func scopeAndName(scope, name string) string { return scope + "/" + name }
+
+// context returns the sampler's context with every variable up to date
+// with the model's, and its generation. Callers hold m.mu.
+func (s *samplerVars) context(m *Model) (*mlctx.Context, int, error) {
+	names := 0
+	same := s.ctx != nil
+	for v := range m.vars.IterVariables() {
+		names++
+		if same {
+			_, ok := s.mirrored[v.ScopeAndName()]
+			same = ok
+		}
+	}
+	if !same || names != len(s.mirrored) {
+		s.ctx, s.mirrored = mlctx.New(), map[string]*tensors.Tensor{}
+		s.generation++
+	}
+	for v := range m.vars.IterVariables() {
+		key := v.ScopeAndName()
+		value, err := v.Value()
+		if err != nil {
+			return nil, 0, fmt.Errorf("%w: sampler weights: %s: %w", ErrGraph, key, err)
+		}
+		if s.mirrored[key] == value {
+			continue
+		}
+		if err := s.set(m, v.Scope(), v.Name(), value); err != nil {
+			return nil, 0, err
+		}
+		s.mirrored[key] = value
+	}
+	return s.ctx, s.generation, nil
+}
+
+// set makes the sampler's variable scope/name from the model's value:
+// narrow for a matrix weight, else the same tensor.
+func (s *samplerVars) set(m *Model, scope, name string, value *tensors.Tensor) error {
+	in := s.ctx.InAbsPath(scope).Checked(false)
+	if !s.narrow[scopeAndName(scope, name)] || value.DType() != dtypes.Float32 {
+		in.VariableWithValue(name, value).SetTrainable(false)
+		return in.GetVariableByScopeAndName(scope, name).SetValuePreservingOld(value)
+	}
+	dims := value.Shape().Dimensions
+	rows, cols := dims[0], dims[1]
+	var narrow, scales *tensors.Tensor
+	err := tensors.ConstFlatData(value, func(w []float32) {
+		switch s.format {
+		case SamplerInt8:
+			narrow = tensors.FromShape(shapes.Make(dtypes.Int8, rows, cols))
+			scales = tensors.FromShape(shapes.Make(dtypes.Float32, rows))
+			tensors.MutableFlatData(narrow, func(q []int8) {
+				tensors.MutableFlatData(scales, func(sc []float32) {
+					m.parallelRows(rows, func(r0, r1 int) { quantizeRows(q, sc, w, cols, r0, r1) })
+				})
+			})
+		case SamplerBFloat16:
+			narrow = tensors.FromShape(shapes.Make(dtypes.BFloat16, rows, cols))
+			tensors.MutableFlatData(narrow, func(h []bfloat16.BFloat16) {
+				m.parallelRows(rows, func(r0, r1 int) {
+					for i := r0 * cols; i < r1*cols; i++ {
+						h[i] = bfloat16.BFloat16(bfloat16Bits(w[i]))
+					}
+				})
+			})
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("%w: sampler weights: %s/%s: %w", ErrGraph, scope, name, err)
+	}
+	s.replace(in, scope, name, narrow)
+	if scales != nil {
+		s.replace(in, scope, name+scaleSuffix, scales)
+	}
+	return nil
+}
+
+// replace sets the sampler-owned variable scope/name to value, freeing
+// the value it had.
+func (s *samplerVars) replace(in *mlctx.Context, scope, name string, value *tensors.Tensor) {
+	if v := in.GetVariableByScopeAndName(scope, name); v != nil {
+		_ = v.SetValue(value)
+		return
+	}
+	in.VariableWithValue(name, value).SetTrainable(false)
+}
+
+// quantizeRows quantises rows [r0, r1) of w [rows, cols] to int8 with one
+// symmetric scale per row: q = round(w / s), s = max|w| / 127 (an all-zero
+// row gets scale 0 and zeros).
+func quantizeRows(q []int8, scales, w []float32, cols, r0, r1 int) {
+	for r := r0; r < r1; r++ {
+		row := w[r*cols : (r+1)*cols]
+		var amax float32
+		for _, v := range row {
+			amax = max(amax, float32(math.Abs(float64(v))))
+		}
+		scales[r] = amax / 127
+		out := q[r*cols : (r+1)*cols]
+		if amax == 0 || math.IsInf(float64(amax), 0) || math.IsNaN(float64(amax)) {
+			clear(out)
+			continue
+		}
+		inv := 127 / amax
+		for i, v := range row {
+			out[i] = int8(max(-127, min(127, math.Round(float64(v*inv)))))
+		}
+	}
+}
+
+// parallelRows runs fn over [0, rows) split between the backend's team
+// (or the caller alone): making the narrow copies of a large model's
+// weights after each update is a pass over all of them.
+func (m *Model) parallelRows(rows int, fn func(r0, r1 int)) {
+	team := &parallel.Team{}
+	if b, ok := m.backend.(interface{ Team() *parallel.Team }); ok {
+		team = b.Team()
+	}
+	team.Split(rows, 64, runtime.GOMAXPROCS(0), fn)
+}
