@@ -69,7 +69,7 @@ func (m *Model) mergeKV(layer int, k, v *graph.Node, merge kvMerge) (kAttend, vA
 func (m *Model) forwardWith(ctx *mlctx.Context, ids, positions *graph.Node, attend layerAttention) (h *graph.Node) {
 	g := ids.Graph()
 	c := m.cfg
-	h = m.embed(ctx, ids)
+	h = graph.Gather(m.weight(ctx, g, "model.embed_tokens.weight"), graph.InsertAxes(ids, -1))
 	// Broadcast what every layer shares once, not once per layer: the
 	// pure-Go backend materialises each implicit broadcast.
 	cos, sin := m.rotaryTables(positions)
@@ -116,11 +116,10 @@ func (m *Model) logits(ctx *mlctx.Context, h *graph.Node) *graph.Node {
 	if m.cfg.TieWordEmbeddings {
 		head = "model.embed_tokens.weight"
 	}
-	w := m.weight(ctx, g, head)
-	if isNarrow(w) {
-		return narrowLinear(h, w, m.narrowScale(ctx, g, head, w), nil)
+	if wT, scale := m.narrowWeight(ctx, g, head); wT != nil {
+		return narrowLinear(h, wT, scale, nil)
 	}
-	return linear(h, w, nil)
+	return linear(h, m.weight(ctx, g, head), nil)
 }
 
 // rmsNorm is Qwen2RMSNorm: w · x / sqrt(mean(x²) + eps) over the last axis.
@@ -259,30 +258,19 @@ func asBoolMask(mask *graph.Node) *graph.Node {
 	return graph.NotEqual(mask, graph.ScalarZero(mask.Graph(), mask.DType()))
 }
 
-// embed looks up the embeddings of ids [B,T], giving [B,T,D] float32:
-// from a sampler's narrow embedding, the rows are gathered narrow and
-// converted (and scaled, for int8) after.
-func (m *Model) embed(ctx *mlctx.Context, ids *graph.Node) *graph.Node {
-	g := ids.Graph()
-	const name = "model.embed_tokens.weight"
-	w := m.weight(ctx, g, name)
-	at := graph.InsertAxes(ids, -1)
-	if !isNarrow(w) {
-		return graph.Gather(w, at)
+// narrowWeight returns, inside a sampling graph with narrow weights, the
+// narrow copy [in, out] of the weight named name and, for int8, its
+// per-output scales; nil when ctx has no narrow copy (float32 sampling,
+// training, log-probs).
+func (m *Model) narrowWeight(ctx *mlctx.Context, g *graph.Graph, name string) (wT, scale *graph.Node) {
+	scope, vname := variableScope(name)
+	v := ctx.GetVariableByScopeAndName(scope, vname+narrowSuffix)
+	if v == nil {
+		return nil, nil
 	}
-	h := graph.ConvertDType(graph.Gather(w, at), dtypes.Float32)
-	if scale := m.narrowScale(ctx, g, name, w); scale != nil {
-		// Gathered as [V,1] rows, the scales come out [B,T,1].
-		h = graph.Mul(h, graph.Gather(graph.InsertAxes(scale, -1), at))
+	wT = v.ValueGraph(g)
+	if s := ctx.GetVariableByScopeAndName(scope, vname+scaleSuffix); s != nil {
+		scale = s.ValueGraph(g)
 	}
-	return h
-}
-
-// narrowScale returns the per-row scales of the narrow weight w named
-// name (an int8 one), or nil for bfloat16.
-func (m *Model) narrowScale(ctx *mlctx.Context, g *graph.Graph, name string, w *graph.Node) *graph.Node {
-	if w.DType() != dtypes.Int8 {
-		return nil
-	}
-	return m.weight(ctx, g, name+scaleSuffix)
+	return wT, scale
 }

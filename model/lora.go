@@ -284,10 +284,10 @@ func (m *Model) project(ctx *mlctx.Context, lora *loraGraph, x *graph.Node, modu
 		bias = convertTo(m.weight(ctx, g, module+".bias"), dt)
 	}
 	var y *graph.Node
-	if w := m.weight(ctx, g, module+".weight"); isNarrow(w) && dt == dtypes.Float32 {
-		y = narrowLinear(x, w, m.narrowScale(ctx, g, module+".weight", w), bias)
+	if wT, scale := m.narrowWeight(ctx, g, module+".weight"); wT != nil && dt == dtypes.Float32 {
+		y = narrowLinear(x, wT, scale, bias)
 	} else {
-		y = linear(x, convertTo(w, dt), bias)
+		y = linear(x, convertTo(m.weight(ctx, g, module+".weight"), dt), bias)
 	}
 	if lora == nil {
 		return y

@@ -151,9 +151,7 @@ func linear(x, w, bias *graph.Node) *graph.Node {
 	rows := x.Shape().Size() / x.Shape().Dimensions[x.Rank()-1]
 	out := w.Shape().Dimensions[0]
 	if chunks := outputChunks(rows, out); chunks > 1 {
-		y = chunkedLinear(x, w, chunks, func(xs, ws *graph.Node) *graph.Node {
-			return dotGeneral(xs, []int{2}, []int{0}, ws, []int{2}, []int{0})
-		})
+		y = chunkedLinear(x, w, chunks)
 	} else {
 		y = dotGeneral(x, []int{-1}, nil, w, []int{1}, nil)
 	}
@@ -183,40 +181,30 @@ func outputChunks(rows, out int) int {
 // chunkedLinear computes x·wᵀ as a batch of chunks products over slices
 // of w's output features: w [out, in] is viewed (no copy) as
 // [chunks, out/chunks, in] and x is repeated per chunk, which is cheap for
-// the few rows this is used for. dot multiplies the chunks, xs
-// [chunks, rows, in] by ws [chunks, out/chunks, in], into [chunks, rows,
-// out/chunks].
-func chunkedLinear(x, w *graph.Node, chunks int, dot func(xs, ws *graph.Node) *graph.Node) *graph.Node {
+// the few rows this is used for.
+func chunkedLinear(x, w *graph.Node, chunks int) *graph.Node {
 	xd := x.Shape().Dimensions
 	in := xd[len(xd)-1]
 	rows := x.Shape().Size() / in
 	out := w.Shape().Dimensions[0]
 	xs := graph.BroadcastToDims(graph.Reshape(x, 1, rows, in), chunks, rows, in)
 	ws := graph.Reshape(w, chunks, out/chunks, in)
-	y := dot(xs, ws) // [chunks, rows, out/chunks]
+	y := dotGeneral(xs, []int{2}, []int{0}, ws, []int{2}, []int{0}) // [chunks, rows, out/chunks]
 	y = graph.TransposeAllAxes(y, 1, 0, 2)
 	return graph.Reshape(y, append(slices.Clone(xd[:len(xd)-1]), out)...)
 }
 
-// narrowLinear is linear for a sampler's narrow weight w [out, in] (int8
-// or bfloat16, see SamplerWeights), with scale [out] the per-row scales of
-// an int8 one (nil for bfloat16): x·widen(w)ᵀ·scale + bias. The weight is
-// converted to float32 right at the product, which the pure-Go backend
-// fuses into it (it reads the narrow weight itself), and the scales
-// multiply the product's output, which is as small as x. Sampling graphs
-// are never differentiated, so the products are GoMLX's own.
-func narrowLinear(x, w, scale, bias *graph.Node) *graph.Node {
-	widen := func(w *graph.Node) *graph.Node { return graph.ConvertDType(w, dtypes.Float32) }
-	var y *graph.Node
-	rows := x.Shape().Size() / x.Shape().Dimensions[x.Rank()-1]
-	out := w.Shape().Dimensions[0]
-	if chunks := outputChunks(rows, out); chunks > 1 {
-		y = chunkedLinear(x, w, chunks, func(xs, ws *graph.Node) *graph.Node {
-			return graph.DotGeneral(xs, []int{2}, []int{0}, widen(ws), []int{2}, []int{0})
-		})
-	} else {
-		y = graph.DotGeneral(x, []int{-1}, nil, widen(w), []int{1}, nil)
-	}
+// narrowLinear is linear for a sampler's narrow weight wT [in, out] (int8
+// or bfloat16, stored transposed; see SamplerWeights), with scale [out]
+// the per-output scales of an int8 one (nil for bfloat16): x·widen(wT)·
+// scale + bias. The weight is converted to float32 right at the product,
+// which the pure-Go backend fuses into it (it reads the narrow weight
+// itself), and the scales multiply the product's output, which is as
+// small as x. No chunks: the backend's product splits wide outputs over
+// its workers. Sampling graphs are never differentiated, so the product
+// is GoMLX's own.
+func narrowLinear(x, wT, scale, bias *graph.Node) *graph.Node {
+	y := graph.DotGeneral(x, []int{-1}, nil, graph.ConvertDType(wT, dtypes.Float32), []int{0}, nil)
 	if scale != nil {
 		y = graph.Mul(y, graph.ExpandLeftToRank(scale, y.Rank()))
 	}
@@ -224,9 +212,4 @@ func narrowLinear(x, w, scale, bias *graph.Node) *graph.Node {
 		y = graph.Add(y, graph.ExpandLeftToRank(bias, y.Rank()))
 	}
 	return y
-}
-
-// isNarrow reports whether a weight node is a sampler's narrow copy.
-func isNarrow(w *graph.Node) bool {
-	return w.DType() == dtypes.Int8 || w.DType() == dtypes.BFloat16
 }

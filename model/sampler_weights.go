@@ -62,15 +62,23 @@ func (m *Model) SamplerWeights() SamplerWeights {
 	return m.sampler.format
 }
 
-// scaleSuffix names the variable beside an int8 weight that holds its
-// per-row scales ("weight" → "weight_scale").
-const scaleSuffix = "_scale"
+// narrowSuffix and scaleSuffix name the variables beside a matrix weight
+// in the sampler's context: its narrow copy, transposed to [in, out]
+// ("weight" → "weight_narrow"), and for int8 its per-output scales
+// ("weight_scale").
+const (
+	narrowSuffix = "_narrow"
+	scaleSuffix  = "_scale"
+)
 
 // samplerVars is the context the sampling graphs read with narrow weights:
 // every variable of the model's context under its own scope and name,
-// the matrix weights replaced by their narrow copies (int8 ones with a
-// float32 "<name>_scale" of one scale per row), the others holding the
-// very tensors of the model's variables (no copy).
+// holding the very tensors of the model's variables (no copy), and beside
+// each matrix weight its narrow copy. The copy is stored transposed, [in,
+// out], so that a product reads its rows left to right and only widens
+// them (package gemm's taskNarrowPanels), which ran faster than widening
+// the [out, in] layout while transposing it; lookups in the embedding
+// read the float32 rows.
 type samplerVars struct {
 	format SamplerWeights
 	narrow map[string]bool // scope-and-name of the matrix weights made narrow
@@ -91,7 +99,10 @@ type samplerVars struct {
 func newSamplerVars(format SamplerWeights, cfg Config) *samplerVars {
 	s := &samplerVars{format: format, narrow: map[string]bool{}}
 	for _, spec := range cfg.tensorSpecs() {
-		if len(spec.shape) == 2 {
+		// The embedding is a product's weight only as a tied head; its
+		// lookups read the float32 rows.
+		isEmbedding := spec.name == "model.embed_tokens.weight"
+		if len(spec.shape) == 2 && (!isEmbedding || cfg.TieWordEmbeddings) {
 			scope, name := variableScope(spec.name)
 			s.narrow[scopeAndName(scope, name)] = true
 		}
@@ -138,9 +149,12 @@ func (s *samplerVars) context(m *Model) (*mlctx.Context, int, error) {
 // narrow for a matrix weight, else the same tensor.
 func (s *samplerVars) set(m *Model, scope, name string, value *tensors.Tensor) error {
 	in := s.ctx.InAbsPath(scope).Checked(false)
+	in.VariableWithValue(name, value).SetTrainable(false)
+	if err := in.GetVariableByScopeAndName(scope, name).SetValuePreservingOld(value); err != nil {
+		return fmt.Errorf("%w: sampler weights: %s/%s: %w", ErrGraph, scope, name, err)
+	}
 	if !s.narrow[scopeAndName(scope, name)] || value.DType() != dtypes.Float32 {
-		in.VariableWithValue(name, value).SetTrainable(false)
-		return in.GetVariableByScopeAndName(scope, name).SetValuePreservingOld(value)
+		return nil
 	}
 	dims := value.Shape().Dimensions
 	rows, cols := dims[0], dims[1]
@@ -148,19 +162,21 @@ func (s *samplerVars) set(m *Model, scope, name string, value *tensors.Tensor) e
 	err := tensors.ConstFlatData(value, func(w []float32) {
 		switch s.format {
 		case SamplerInt8:
-			narrow = tensors.FromShape(shapes.Make(dtypes.Int8, rows, cols))
+			narrow = tensors.FromShape(shapes.Make(dtypes.Int8, cols, rows))
 			scales = tensors.FromShape(shapes.Make(dtypes.Float32, rows))
 			tensors.MutableFlatData(narrow, func(q []int8) {
 				tensors.MutableFlatData(scales, func(sc []float32) {
-					m.parallelRows(rows, func(r0, r1 int) { quantizeRows(q, sc, w, cols, r0, r1) })
+					m.parallelRows(rows, func(r0, r1 int) { quantizeRowsTransposed(q, sc, w, rows, cols, r0, r1) })
 				})
 			})
 		case SamplerBFloat16:
-			narrow = tensors.FromShape(shapes.Make(dtypes.BFloat16, rows, cols))
+			narrow = tensors.FromShape(shapes.Make(dtypes.BFloat16, cols, rows))
 			tensors.MutableFlatData(narrow, func(h []bfloat16.BFloat16) {
 				m.parallelRows(rows, func(r0, r1 int) {
-					for i := r0 * cols; i < r1*cols; i++ {
-						h[i] = bfloat16.BFloat16(bfloat16Bits(w[i]))
+					for r := r0; r < r1; r++ {
+						for c, v := range w[r*cols : (r+1)*cols] {
+							h[c*rows+r] = bfloat16.BFloat16(bfloat16Bits(v))
+						}
 					}
 				})
 			})
@@ -169,7 +185,7 @@ func (s *samplerVars) set(m *Model, scope, name string, value *tensors.Tensor) e
 	if err != nil {
 		return fmt.Errorf("%w: sampler weights: %s/%s: %w", ErrGraph, scope, name, err)
 	}
-	s.replace(in, scope, name, narrow)
+	s.replace(in, scope, name+narrowSuffix, narrow)
 	if scales != nil {
 		s.replace(in, scope, name+scaleSuffix, scales)
 	}
@@ -186,10 +202,11 @@ func (s *samplerVars) replace(in *mlctx.Context, scope, name string, value *tens
 	in.VariableWithValue(name, value).SetTrainable(false)
 }
 
-// quantizeRows quantises rows [r0, r1) of w [rows, cols] to int8 with one
-// symmetric scale per row: q = round(w / s), s = max|w| / 127 (an all-zero
-// row gets scale 0 and zeros).
-func quantizeRows(q []int8, scales, w []float32, cols, r0, r1 int) {
+// quantizeRowsTransposed quantises rows [r0, r1) of w [rows, cols] to int8
+// with one symmetric scale per row, q = round(w / s) with s = max|w| /
+// 127, and writes them transposed: qT[c*rows + r] (an all-zero or
+// non-finite row gets zeros; its scale is then 0 or not finite).
+func quantizeRowsTransposed(qT []int8, scales, w []float32, rows, cols, r0, r1 int) {
 	for r := r0; r < r1; r++ {
 		row := w[r*cols : (r+1)*cols]
 		var amax float32
@@ -197,14 +214,15 @@ func quantizeRows(q []int8, scales, w []float32, cols, r0, r1 int) {
 			amax = max(amax, float32(math.Abs(float64(v))))
 		}
 		scales[r] = amax / 127
-		out := q[r*cols : (r+1)*cols]
 		if amax == 0 || math.IsInf(float64(amax), 0) || math.IsNaN(float64(amax)) {
-			clear(out)
+			for c := range cols {
+				qT[c*rows+r] = 0
+			}
 			continue
 		}
 		inv := 127 / amax
-		for i, v := range row {
-			out[i] = int8(max(-127, min(127, math.Round(float64(v*inv)))))
+		for c, v := range row {
+			qT[c*rows+r] = int8(max(-127, min(127, math.Round(float64(v*inv)))))
 		}
 	}
 }

@@ -41,10 +41,11 @@ func asSampled(t *testing.T, m *Model) *Model {
 					w[i] = math.Float32frombits(uint32(bfloat16Bits(x)) << 16)
 				}
 			case SamplerInt8:
-				q, scales := make([]int8, len(w)), make([]float32, rows)
-				quantizeRows(q, scales, w, cols, 0, rows)
+				qT, scales := make([]int8, len(w)), make([]float32, rows)
+				quantizeRowsTransposed(qT, scales, w, rows, cols, 0, rows)
 				for i := range w {
-					w[i] = float32(q[i]) * scales[i/cols]
+					r, c := i/cols, i%cols
+					w[i] = float32(qT[c*rows+r]) * scales[r]
 				}
 			}
 		}

@@ -269,6 +269,16 @@ type RolloutConfig struct {
 	Engine string `yaml:"engine"`
 	// Remote configures the servers of the remote engine.
 	Remote RemoteConfig `yaml:"remote"`
+	// WeightDType is the format of the weights the in-process policy
+	// samples with (rollout.weight_dtype): "float32" (the default; ""
+	// too), "bfloat16" or "int8" (per output channel), copies of the
+	// float32 weights made again after every update (see
+	// model.SamplerWeights). Decoding reads every weight once per token,
+	// so on a CPU narrower weights decode large models faster; the rollout
+	// log-probs then differ from the trainer's float32 ones by the
+	// rounding, which the importance ratio sees. Training, log-probs,
+	// checkpoints and exports stay float32. Needs actor.dtype float32.
+	WeightDType string `yaml:"weight_dtype"`
 }
 
 // Values of PerCallConfig.GroupWeighting.
@@ -725,8 +735,14 @@ func (c Config) Validate() error {
 	check(c.Actor.LR > 0, "actor.lr must be > 0")
 	check(c.Actor.PPOEpochs > 0, "actor.ppo_epochs must be > 0")
 	check(c.Actor.LRWarmupSteps >= 0, "actor.lr_warmup_steps < 0")
-	if _, err := c.Actor.computeDType(); err != nil {
+	computeDType, err := c.Actor.computeDType()
+	if err != nil {
 		errs = append(errs, "actor.dtype: "+err.Error())
+	}
+	if w, err := model.ParseSamplerWeights(c.Rollout.WeightDType); err != nil {
+		errs = append(errs, "rollout.weight_dtype: "+err.Error())
+	} else if w != model.SamplerFloat32 && computeDType != dtypes.Float32 {
+		errs = append(errs, fmt.Sprintf("rollout.weight_dtype %s needs actor.dtype float32", w))
 	}
 	errs = append(errs, c.Actor.LoRA.problems()...)
 	errs = append(errs, c.Rollout.remoteProblems(c.Actor.LoRA)...)

@@ -278,7 +278,11 @@ func newPolicyModel(ctx context.Context, cfg Config, tok tokenizer.Tokenizer, ba
 	if err != nil {
 		return nil, fmt.Errorf("%w: actor.dtype: %w", ErrConfig, err)
 	}
-	opts := model.Options{Backend: backend, ComputeDType: dtype}
+	samplerWeights, err := model.ParseSamplerWeights(cfg.Rollout.WeightDType)
+	if err != nil {
+		return nil, fmt.Errorf("%w: rollout.weight_dtype: %w", ErrConfig, err)
+	}
+	opts := model.Options{Backend: backend, ComputeDType: dtype, SamplerWeights: samplerWeights}
 	if cfg.Model.Path != "" {
 		dir, err := cfg.Model.Dir()
 		if err != nil {

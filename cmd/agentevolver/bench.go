@@ -77,6 +77,9 @@ type benchRun struct {
 	Backend backends.Backend // the backend the benchmark's model runs on
 	Warmup  int              // untimed steps
 	Steps   int              // timed steps
+	// SamplerWeights is the format of the weights generate samples with
+	// (--weights).
+	SamplerWeights model.SamplerWeights
 }
 
 // benchmark measures one thing. setup prepares a model and returns the
@@ -128,6 +131,9 @@ type benchResult struct {
 	// the figure to compare with llama.cpp's eval rate.
 	PrefillStepS       float64 `json:"prefill_step_s,omitempty"`
 	DecodeTokensPerSec float64 `json:"decode_tokens_per_s,omitempty"`
+	// Weights is the sampler's weight format (generate), empty for
+	// float32.
+	Weights string `json:"weights,omitempty"`
 }
 
 // medianStep runs step n times and returns the median duration.
@@ -178,6 +184,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	warmup := fs.Int("warmup", 2, "untimed warm-up steps")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed steps to this file")
 	opProfile := fs.Int("op-profile", 0, "time every op of the timed steps (gofast backend) and print the `N` costliest kinds to stderr")
+	weights := fs.String("weights", "float32", "weights generate samples with: float32, bfloat16 or int8 (per-row scales; model.SamplerWeights)")
 	if len(args) > 0 && isHelpFlag(args[0]) {
 		fs.Usage()
 		return errHelp
@@ -218,6 +225,13 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if *opProfile < 0 {
 		return fmt.Errorf("bench: --op-profile must be >= 0")
 	}
+	samplerWeights, err := model.ParseSamplerWeights(*weights)
+	if err != nil {
+		return fmt.Errorf("bench: --weights: %w", err)
+	}
+	if samplerWeights != model.SamplerFloat32 && what != "generate" {
+		return fmt.Errorf("bench: --weights applies to generate only")
+	}
 	backendName, config, err := benchBackend(*backend, *opProfile)
 	if err != nil {
 		return err
@@ -226,7 +240,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	bs, err := b.setup(ctx, benchRun{Shape: shape, Backend: be, Warmup: *warmup, Steps: *steps})
+	bs, err := b.setup(ctx, benchRun{Shape: shape, Backend: be, Warmup: *warmup, Steps: *steps, SamplerWeights: samplerWeights})
 	if err != nil {
 		return err
 	}
@@ -258,7 +272,7 @@ func runBench(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	res := benchResult{
 		Model: *modelName, What: what, TokensPerSec: float64(tokens) / median.Seconds(),
 		MedianStepS: median.Seconds(), Steps: *steps, Backend: backendName,
-		Batch: shape.BatchSize, PromptLen: shape.PromptLen,
+		Batch: shape.BatchSize, PromptLen: shape.PromptLen, Weights: string(samplerWeights),
 	}
 	if bs.prefill != nil && bs.decoded > 0 {
 		// Timed after the main steps, on the same warm model.

@@ -20,7 +20,7 @@ func init() {
 
 // newBenchModel returns a randomly initialised model of the run's shape.
 func newBenchModel(r benchRun) (*model.Model, error) {
-	return model.New(r.Shape.Model, 1, model.Options{Backend: r.Backend})
+	return model.New(r.Shape.Model, 1, model.Options{Backend: r.Backend, SamplerWeights: r.SamplerWeights})
 }
 
 // randomRows returns rows of random token ids.

@@ -145,7 +145,11 @@ func Multiply(p *Params) (err error) {
 			err = fmt.Errorf("gemm: %v", r)
 		}
 	}()
-	if p.narrowB() && !fewRows(p, ks) {
+	if p.narrowB() {
+		switch {
+		case fewRows(p, ks), p.BColStride == 1:
+			return newPlan(p, ks).run()
+		}
 		return multiplyWidened(p)
 	}
 	// With B transposed, swapping pays for all but many rows (the swapped
@@ -244,6 +248,9 @@ type plan struct {
 	directA bool // A read in place (contiguous rows, narrow product)
 	stream  bool // few rows: B's rows streamed (streamColumns)
 	fewRows bool // few rows, B transposed: panels transposed in L1 (taskFewRows)
+	// narrowPanels: B narrow with contiguous rows, its panels converted
+	// in L1 (taskNarrowPanels).
+	narrowPanels bool
 
 	rowChunks, colChunks int // tasks per batch item
 	rowStep, colStep     int // rows / columns per task (multiples of maxMR / nr)
@@ -270,8 +277,9 @@ type plan struct {
 
 func newPlan(p *Params, ks *kernelSet) *plan {
 	pl := &plan{p: p, ks: ks, nr: ks.nr()}
-	pl.noPack = p.BColStride == 1 && p.M <= noPackMaxM
-	pl.fewRows = !pl.noPack && fewRows(p, ks)
+	pl.narrowPanels = p.narrowB() && p.BColStride == 1
+	pl.noPack = p.BColStride == 1 && p.M <= noPackMaxM && !pl.narrowPanels
+	pl.fewRows = !pl.noPack && !pl.narrowPanels && fewRows(p, ks)
 	pl.directA = ks.runDirect != nil && p.AColStride == 1 && p.N <= directAMaxN
 	pl.stream = pl.noPack && ks.stream != nil && p.AColStride == 1 && p.M <= streamMaxMR && p.K <= kc
 
@@ -284,7 +292,7 @@ func newPlan(p *Params, ks *kernelSet) *plan {
 		need := (workers + p.Batch - 1) / p.Batch
 		rowPanels := (p.M + ks.maxMR - 1) / ks.maxMR
 		colPanels := (p.N + pl.nr - 1) / pl.nr
-		if !pl.noPack && rowPanels >= need {
+		if !pl.noPack && !pl.narrowPanels && rowPanels >= need {
 			pl.rowChunks = need
 		} else {
 			pl.colChunks = min(need, colPanels)
@@ -296,7 +304,7 @@ func newPlan(p *Params, ks *kernelSet) *plan {
 	pl.colChunks = ceilDiv(p.N, pl.colStep)
 	pl.workers = min(workers, p.Batch*pl.rowChunks*pl.colChunks)
 
-	if !pl.noPack && !pl.fewRows && pl.rowChunks*pl.colChunks > 1 {
+	if !pl.noPack && !pl.fewRows && !pl.narrowPanels && pl.rowChunks*pl.colChunks > 1 {
 		// Only when Batch < workers, so a few items at most.
 		pl.sharedB = make([][]float32, p.Batch)
 		pl.sharedPacking = make([]sharedPacking, p.Batch)
@@ -442,6 +450,10 @@ func (pl *plan) task(s *scratch, b, i0, i1, j0, j1 int) {
 	}
 	if pl.fewRows {
 		pl.taskFewRows(s, b, i0, i1, j0, j1)
+		return
+	}
+	if pl.narrowPanels {
+		pl.taskNarrowPanels(s, b, i0, i1, j0, j1)
 		return
 	}
 	var bp []float32

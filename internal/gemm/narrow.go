@@ -38,8 +38,9 @@ func (p *Params) bLen() (n, set int) {
 	return n, set
 }
 
-// multiplyWidened computes a product whose narrow B the few-rows path does
-// not take (more rows than a tile, or B not stored transposed) by
+// multiplyWidened computes a product whose narrow B neither the few-rows
+// path nor taskNarrowPanels takes (B's rows not contiguous, nor its
+// columns with a tile's rows at most) by
 // converting the part of B the view reaches to float32 once, then
 // multiplying as usual: for many rows the conversion is a small share of
 // the product's work.
@@ -106,5 +107,71 @@ func packTransposedPanelNarrow[T narrow](dst []float32, src []T, off, cs, k, nco
 		for p := 8 * pb; p < k; p++ {
 			dst[p*width+j] = narrowToFloat32(col[p])
 		}
+	}
+}
+
+// taskNarrowPanels computes C[b, i0:i1, j0:j1] for a narrow B with
+// contiguous rows (a weight stored [in, out]): for each kc block and each
+// panel of nr columns it converts that block of B into s.b (kcb rows of
+// the panel's width, zero-padded: a copy that widens, with no transpose)
+// and runs every row tile of [i0, i1) over it. Each output
+// element sums p in order within a kc block and adds the blocks in order,
+// as every path does, so the bits are those of the float32 product of the
+// converted B.
+func (pl *plan) taskNarrowPanels(s *scratch, b, i0, i1, j0, j1 int) {
+	p, ks := pl.p, pl.ks
+	w := ks.width
+	aBase := b * p.ABatchStride
+	cBase := b * p.M * p.N
+	direct := ks.runDirect != nil && p.AColStride == 1
+	// Blocks of depth outside, panels inside: a kc block's rows of B are
+	// then read left to right, each once, where panel by panel they were
+	// read 32 values a row, a cache line from every row, at half the
+	// speed. Each output element still adds its blocks in order.
+	for pc := 0; pc < p.K; pc += kc {
+		kcb := min(kc, p.K-pc)
+		for jr := j0; jr < j1; jr += pl.nr {
+			ncols := min(pl.nr, j1-jr)
+			nv := ceilDiv(ncols, w)
+			width := nv * w
+			s.b = growFloats(s.b, kcb*width)
+			off := b*p.BBatchStride + pc*p.BRowStride + jr
+			if p.BInt8 != nil {
+				packNarrowPanel(s.b, p.BInt8, off, p.BRowStride, kcb, ncols, width)
+			} else {
+				packNarrowPanel(s.b, p.BBFloat16, off, p.BRowStride, kcb, ncols, width)
+			}
+			for ir := i0; ir < i1; ir += ks.maxMR {
+				mr := min(ks.maxMR, i1-ir)
+				a, aOff, lda := p.A, aBase+ir*p.ARowStride+pc*p.AColStride, p.ARowStride
+				if !direct {
+					s.a = growFloats(s.a, mr*kcb)
+					packA(s.a, p.A, aOff, p.ARowStride, p.AColStride, mr, kcb, ks.maxMR)
+					a, aOff, lda = s.a, 0, -1
+				}
+				pl.tile(s, mr, nv, ncols, kcb, a, aOff, lda, s.b, 0, width, cBase+ir*p.N+jr, pc > 0)
+			}
+		}
+	}
+}
+
+// packNarrowPanel writes dst[q*width + j] = float32(src[off + q*rs + j])
+// for q < k and j < ncols, and zeros for ncols <= j < width: whole blocks
+// of 8 columns by AVX loads that widen, the rest element by element.
+func packNarrowPanel[T narrow](dst []float32, src []T, off, rs, k, ncols, width int) {
+	dst = dst[:k*width]
+	blocks := ncols / 8
+	if !widenRows8(dst, width, src, off, rs, k, blocks) {
+		blocks = 0
+	}
+	if 8*blocks == width {
+		return // every column converted, no padding
+	}
+	for q := range k {
+		row := dst[q*width : (q+1)*width]
+		for j, v := range src[off+q*rs+8*blocks : off+q*rs+ncols] {
+			row[8*blocks+j] = narrowToFloat32(v)
+		}
+		clear(row[ncols:])
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/org/agentevolver/internal/parallel"
@@ -40,7 +41,9 @@ func narrowed(rng *rand.Rand, p *Params, kind string) []float32 {
 // bfloat16 gives bit for bit the product with the float32 numbers they
 // convert to, for every ISA: on the few-rows path (a tile's rows at most,
 // B stored transposed, converted as its panels are transposed, with
-// ragged panels and 8x8 blocks) and on the others (B converted first).
+// ragged panels and 8x8 blocks), on taskNarrowPanels (B's rows
+// contiguous, any number of rows, ragged panels, depths over kc) and on
+// the others (B converted first).
 func TestNarrowBMatchesWide(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	for _, isa := range Supported() {
@@ -48,6 +51,7 @@ func TestNarrowBMatchesWide(t *testing.T) {
 			maxMR := mustKernels(isa).maxMR
 			for _, s := range [][4]int{
 				{1, 32, 17, int(colMajor)}, {1, 130, 300, int(colMajor)}, {maxMR, 833, 128, int(colMajor)},
+				{1, 32, 17, int(rowMajor)}, {1, 700, 300, int(rowMajor)}, {maxMR + 3, 45, 260, int(rowMajor)}, {200, 70, 513, int(rowMajor)}, {2, 13, 9, int(rowMajor)},
 				{2, 64, 9, int(colMajor)}, {maxMR + 1, 96, 40, int(colMajor)}, {3, 50, 70, int(rowMajor)},
 				{40, 20, 33, int(colMajor)}, {1, 5, 16, int(colMajor)},
 			} {
@@ -88,28 +92,35 @@ func TestNarrowBInvalid(t *testing.T) {
 	}
 }
 
-// BenchmarkNarrowFewRows measures single-stream decode products (x·Wᵀ, W
-// stored [out, in]) with W in float32, bfloat16 and int8, in one run;
-// the weights (several copies, 48 MB or more of float32) come from
-// memory as in a decode step. GB/s counts the bytes of W read.
+// BenchmarkNarrowFewRows measures single-stream decode products x·W in
+// one run, W in float32 stored [out, in] (the model's layout) and in
+// bfloat16 and int8 stored [out, in] (converted while transposed) and [in,
+// out] (converted by rows: the sampler's layout); the weights (several
+// copies, 48 MB or more of float32) come from memory as in a decode step.
+// GB/s counts the bytes of W read.
 func BenchmarkNarrowFewRows(b *testing.B) {
-	for _, s := range [][3]int{{1, 4864, 896}, {1, 896, 4864}, {1, 32768, 896}, {1, 384, 128}} {
+	for _, s := range [][3]int{{1, 4864, 896}, {1, 896, 4864}, {1, 32768, 896}, {1, 384, 128}, {12, 4864, 896}} {
 		m, n, k := s[0], s[1], s[2]
 		copies := 1
 		if k > 128 {
 			copies = max(1, (48<<20)/(4*n*k))
 		}
-		for _, kind := range []string{"float32", "bfloat16", "int8"} {
+		for _, kind := range []string{"float32", "bfloat16", "int8", "bfloat16-rows", "int8-rows"} {
 			rng := rand.New(rand.NewPCG(23, 24))
 			ps := make([]*Params, copies)
+			layoutB := colMajor
+			if strings.HasSuffix(kind, "-rows") {
+				layoutB = rowMajor
+			}
+			narrowKind, _, _ := strings.Cut(kind, "-")
 			for i := range ps {
-				ps[i] = makeParams(rng, 1, m, n, k, rowMajor, colMajor)
+				ps[i] = makeParams(rng, 1, m, n, k, rowMajor, layoutB)
 				ps[i].MaxWorkers, ps[i].Team = 2, &parallel.Team{Size: 2}
-				if kind != "float32" {
-					narrowed(rng, ps[i], kind)
+				if narrowKind != "float32" {
+					narrowed(rng, ps[i], narrowKind)
 				}
 			}
-			bytes := map[string]int{"float32": 4, "bfloat16": 2, "int8": 1}[kind]
+			bytes := map[string]int{"float32": 4, "bfloat16": 2, "int8": 1}[narrowKind]
 			b.Run(fmt.Sprintf("%dx%dx%d/%s", m, n, k, kind), func(b *testing.B) {
 				i := 0
 				for b.Loop() {

@@ -72,3 +72,35 @@ func transposePanel8Narrow[T narrow](dst []float32, ldd int, src []T, off, cs, j
 	}
 	return true
 }
+
+// widenRowsInt8 and widenRowsBFloat16 are in transpose_narrow_amd64.s:
+// rows of 8-column blocks converted to float32. Callers check the bounds.
+//
+//go:noescape
+func widenRowsInt8(dst *float32, ldd int, src *int8, lds int, rows, blocks int)
+
+//go:noescape
+func widenRowsBFloat16(dst *float32, ldd int, src *uint16, lds int, rows, blocks int)
+
+// widenRows8 writes dst[r*ldd + j] = src[off + r*lds + j] as float32 for
+// r < rows and j < 8*blocks by AVX loads that widen, and reports whether
+// it did (AVX2 machines only).
+func widenRows8[T narrow](dst []float32, ldd int, src []T, off, lds, rows, blocks int) bool {
+	if !hasAVX2 {
+		return false
+	}
+	if rows == 0 || blocks == 0 {
+		return true
+	}
+	_ = src[off+(rows-1)*lds+8*blocks-1]
+	_ = dst[(rows-1)*ldd+8*blocks-1]
+	switch s := any(src).(type) {
+	case []int8:
+		widenRowsInt8(&dst[0], ldd, &s[off], lds, rows, blocks)
+	case []uint16:
+		widenRowsBFloat16(&dst[0], ldd, &s[off], lds, rows, blocks)
+	default:
+		return false
+	}
+	return true
+}

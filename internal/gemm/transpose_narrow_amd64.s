@@ -194,3 +194,82 @@ colBlock_transpose8x8BlocksBFloat16:
 done_transpose8x8BlocksBFloat16:
 	VZEROUPPER
 	RET
+
+// func widenRowsInt8(dst *float32, ldd int, src *int8, lds int, rows, blocks int)
+// For r < rows and the first 8*blocks columns: dst[r*ldd + j] =
+// float32(src[r*lds + j]) (strides in elements).
+TEXT ·widenRowsInt8(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ ldd+8(FP), R8
+	SHLQ $2, R8
+	MOVQ src+16(FP), SI
+	MOVQ lds+24(FP), R9
+	MOVQ rows+32(FP), R10
+	MOVQ blocks+40(FP), R11
+	TESTQ R10, R10
+	JEQ done_widenRowsInt8
+	TESTQ R11, R11
+	JEQ done_widenRowsInt8
+
+row_widenRowsInt8:
+	MOVQ SI, AX
+	MOVQ DI, BX
+	MOVQ R11, CX
+
+block_widenRowsInt8:
+	VPMOVSXBD (AX), Y0
+	VCVTDQ2PS Y0, Y0
+	VMOVUPS Y0, (BX)
+	ADDQ $8, AX
+	ADDQ $32, BX
+	DECQ CX
+	JNE block_widenRowsInt8
+
+	ADDQ R9, SI
+	ADDQ R8, DI
+	DECQ R10
+	JNE row_widenRowsInt8
+
+done_widenRowsInt8:
+	VZEROUPPER
+	RET
+
+// func widenRowsBFloat16(dst *float32, ldd int, src *uint16, lds int, rows, blocks int)
+// widenRowsInt8 for bfloat16 bit patterns: dst[r*ldd + j] is the float32
+// whose high 16 bits are src[r*lds + j].
+TEXT ·widenRowsBFloat16(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ ldd+8(FP), R8
+	SHLQ $2, R8
+	MOVQ src+16(FP), SI
+	MOVQ lds+24(FP), R9
+	SHLQ $1, R9
+	MOVQ rows+32(FP), R10
+	MOVQ blocks+40(FP), R11
+	TESTQ R10, R10
+	JEQ done_widenRowsBFloat16
+	TESTQ R11, R11
+	JEQ done_widenRowsBFloat16
+
+row_widenRowsBFloat16:
+	MOVQ SI, AX
+	MOVQ DI, BX
+	MOVQ R11, CX
+
+block_widenRowsBFloat16:
+	VPMOVZXWD (AX), Y0
+	VPSLLD $16, Y0, Y0
+	VMOVUPS Y0, (BX)
+	ADDQ $16, AX
+	ADDQ $32, BX
+	DECQ CX
+	JNE block_widenRowsBFloat16
+
+	ADDQ R9, SI
+	ADDQ R8, DI
+	DECQ R10
+	JNE row_widenRowsBFloat16
+
+done_widenRowsBFloat16:
+	VZEROUPPER
+	RET

@@ -14,3 +14,8 @@ func transposePanel8(dst []float32, ldd int, src []float32, off, cs, jb, pb int)
 func transposePanel8Narrow[T narrow](dst []float32, ldd int, src []T, off, cs, jb, pb int) bool {
 	return false
 }
+
+// widenRows8 has no assembly here: packNarrowPanel's loop does the work.
+func widenRows8[T narrow](dst []float32, ldd int, src []T, off, lds, rows, blocks int) bool {
+	return false
+}
