@@ -194,17 +194,27 @@ func chunkedLinear(x, w *graph.Node, chunks int) *graph.Node {
 	return graph.Reshape(y, append(slices.Clone(xd[:len(xd)-1]), out)...)
 }
 
-// narrowLinear is linear for a sampler's narrow weight wT [in, out] (int8
-// or bfloat16, stored transposed; see SamplerWeights), with scale [out]
-// the per-output scales of an int8 one (nil for bfloat16): x·widen(wT)·
-// scale + bias. The weight is converted to float32 right at the product,
-// which the pure-Go backend fuses into it (it reads the narrow weight
-// itself), and the scales multiply the product's output, which is as
-// small as x. No chunks: the backend's product splits wide outputs over
-// its workers. Sampling graphs are never differentiated, so the product
-// is GoMLX's own.
-func narrowLinear(x, wT, scale, bias *graph.Node) *graph.Node {
-	y := graph.DotGeneral(x, []int{-1}, nil, graph.ConvertDType(wT, dtypes.Float32), []int{0}, nil)
+// narrowLinear is linear for a sampler's narrow weight (int8 or bfloat16;
+// see SamplerWeights) stored in panels, [out/32, in, 32], or transposed,
+// [in, out] (narrowLayout), with scale [out] the per-output scales of an
+// int8 one (nil for bfloat16): x·Wᵀ·scale + bias. The weight is converted
+// to float32 right at the product, which the pure-Go backend fuses into
+// it (it reads the narrow weight itself), and the scales multiply the
+// product's output, which is as small as x. No chunks: the backend's
+// product splits wide outputs over its workers. Sampling graphs are never
+// differentiated, so the product is GoMLX's own.
+func narrowLinear(x, w, scale, bias *graph.Node) *graph.Node {
+	wide := graph.ConvertDType(w, dtypes.Float32)
+	var y *graph.Node
+	if w.Rank() == 3 {
+		// [.., panels, 32] is [.., out] in order.
+		y = graph.DotGeneral(x, []int{-1}, nil, wide, []int{1}, nil)
+		dims := slices.Clone(x.Shape().Dimensions)
+		dims[len(dims)-1] = w.Shape().Dimensions[0] * w.Shape().Dimensions[2]
+		y = graph.Reshape(y, dims...)
+	} else {
+		y = graph.DotGeneral(x, []int{-1}, nil, wide, []int{0}, nil)
+	}
 	if scale != nil {
 		y = graph.Mul(y, graph.ExpandLeftToRank(scale, y.Rank()))
 	}

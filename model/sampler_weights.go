@@ -12,6 +12,7 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/tensors"
 	mlctx "github.com/gomlx/gomlx/pkg/ml/context"
 
+	"github.com/org/agentevolver/internal/gemm"
 	"github.com/org/agentevolver/internal/parallel"
 )
 
@@ -63,8 +64,8 @@ func (m *Model) SamplerWeights() SamplerWeights {
 }
 
 // narrowSuffix and scaleSuffix name the variables beside a matrix weight
-// in the sampler's context: its narrow copy, transposed to [in, out]
-// ("weight" → "weight_narrow"), and for int8 its per-output scales
+// in the sampler's context: its narrow copy ("weight" → "weight_narrow",
+// laid out by narrowLayout), and for int8 its per-output scales
 // ("weight_scale").
 const (
 	narrowSuffix = "_narrow"
@@ -74,11 +75,14 @@ const (
 // samplerVars is the context the sampling graphs read with narrow weights:
 // every variable of the model's context under its own scope and name,
 // holding the very tensors of the model's variables (no copy), and beside
-// each matrix weight its narrow copy. The copy is stored transposed, [in,
-// out], so that a product reads its rows left to right and only widens
-// them (package gemm's taskNarrowPanels), which ran faster than widening
-// the [out, in] layout while transposing it; lookups in the embedding
-// read the float32 rows.
+// each matrix weight its narrow copy. The copy is stored in panels of 32
+// outputs, [out/32, in, 32] (transposed, [in, out], when out is not a
+// multiple of 32; narrowLayout), so that a product reads its rows left to
+// right and only widens them (package gemm's taskNarrowPanels), which ran
+// faster than widening the [out, in] layout while transposing it, and in
+// panels a decode step streams each one instead of a cache line from every
+// row of a vocabulary-wide head; lookups in the embedding read the
+// float32 rows.
 type samplerVars struct {
 	format SamplerWeights
 	narrow map[string]bool // scope-and-name of the matrix weights made narrow
@@ -158,24 +162,25 @@ func (s *samplerVars) set(m *Model, scope, name string, value *tensors.Tensor) e
 	}
 	dims := value.Shape().Dimensions
 	rows, cols := dims[0], dims[1]
+	layout := newNarrowLayout(rows, cols)
 	var narrow, scales *tensors.Tensor
 	err := tensors.ConstFlatData(value, func(w []float32) {
 		switch s.format {
 		case SamplerInt8:
-			narrow = tensors.FromShape(shapes.Make(dtypes.Int8, cols, rows))
+			narrow = tensors.FromShape(shapes.Make(dtypes.Int8, layout.dims...))
 			scales = tensors.FromShape(shapes.Make(dtypes.Float32, rows))
 			tensors.MutableFlatData(narrow, func(q []int8) {
 				tensors.MutableFlatData(scales, func(sc []float32) {
-					m.parallelRows(rows, func(r0, r1 int) { quantizeRowsTransposed(q, sc, w, rows, cols, r0, r1) })
+					m.parallelRows(rows, func(r0, r1 int) { quantizeRows(q, sc, w, layout, r0, r1) })
 				})
 			})
 		case SamplerBFloat16:
-			narrow = tensors.FromShape(shapes.Make(dtypes.BFloat16, cols, rows))
+			narrow = tensors.FromShape(shapes.Make(dtypes.BFloat16, layout.dims...))
 			tensors.MutableFlatData(narrow, func(h []bfloat16.BFloat16) {
 				m.parallelRows(rows, func(r0, r1 int) {
 					for r := r0; r < r1; r++ {
 						for c, v := range w[r*cols : (r+1)*cols] {
-							h[c*rows+r] = bfloat16.BFloat16(bfloat16Bits(v))
+							h[layout.at(r, c)] = bfloat16.BFloat16(bfloat16Bits(v))
 						}
 					}
 				})
@@ -202,11 +207,40 @@ func (s *samplerVars) replace(in *mlctx.Context, scope, name string, value *tens
 	in.VariableWithValue(name, value).SetTrainable(false)
 }
 
-// quantizeRowsTransposed quantises rows [r0, r1) of w [rows, cols] to int8
-// with one symmetric scale per row, q = round(w / s) with s = max|w| /
-// 127, and writes them transposed: qT[c*rows + r] (an all-zero or
-// non-finite row gets zeros; its scale is then 0 or not finite).
-func quantizeRowsTransposed(qT []int8, scales, w []float32, rows, cols, r0, r1 int) {
+// narrowPanel is the width of the column panels a narrow copy is stored
+// in (gemm.PanelWidth).
+const narrowPanel = gemm.PanelWidth
+
+// narrowLayout places the narrow copy of a weight w [out, in]: in panels
+// of narrowPanel outputs, [out/narrowPanel, in, narrowPanel], when out is
+// a multiple of it, so that a decode step reads each panel's rows as one
+// sequential run; else transposed, [in, out].
+type narrowLayout struct {
+	out, in int
+	dims    []int
+}
+
+func newNarrowLayout(out, in int) narrowLayout {
+	if out%narrowPanel == 0 {
+		return narrowLayout{out, in, []int{out / narrowPanel, in, narrowPanel}}
+	}
+	return narrowLayout{out, in, []int{in, out}}
+}
+
+// at is the index of w[r, c] in the narrow copy.
+func (l narrowLayout) at(r, c int) int {
+	if len(l.dims) == 3 {
+		return (r/narrowPanel)*l.in*narrowPanel + c*narrowPanel + r%narrowPanel
+	}
+	return c*l.out + r
+}
+
+// quantizeRows quantises rows [r0, r1) of w [out, in] to int8 with one
+// symmetric scale per row, q = round(w / s) with s = max|w| / 127, into
+// the narrow copy q laid out by layout (an all-zero or non-finite row gets
+// zeros; its scale is then 0 or not finite).
+func quantizeRows(q []int8, scales, w []float32, layout narrowLayout, r0, r1 int) {
+	cols := layout.in
 	for r := r0; r < r1; r++ {
 		row := w[r*cols : (r+1)*cols]
 		var amax float32
@@ -216,13 +250,13 @@ func quantizeRowsTransposed(qT []int8, scales, w []float32, rows, cols, r0, r1 i
 		scales[r] = amax / 127
 		if amax == 0 || math.IsInf(float64(amax), 0) || math.IsNaN(float64(amax)) {
 			for c := range cols {
-				qT[c*rows+r] = 0
+				q[layout.at(r, c)] = 0
 			}
 			continue
 		}
 		inv := 127 / amax
 		for c, v := range row {
-			qT[c*rows+r] = int8(max(-127, min(127, math.Round(float64(v*inv)))))
+			q[layout.at(r, c)] = int8(max(-127, min(127, math.Round(float64(v*inv)))))
 		}
 	}
 }

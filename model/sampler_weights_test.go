@@ -41,11 +41,12 @@ func asSampled(t *testing.T, m *Model) *Model {
 					w[i] = math.Float32frombits(uint32(bfloat16Bits(x)) << 16)
 				}
 			case SamplerInt8:
-				qT, scales := make([]int8, len(w)), make([]float32, rows)
-				quantizeRowsTransposed(qT, scales, w, rows, cols, 0, rows)
+				layout := newNarrowLayout(rows, cols)
+				q, scales := make([]int8, len(w)), make([]float32, rows)
+				quantizeRows(q, scales, w, layout, 0, rows)
 				for i := range w {
 					r, c := i/cols, i%cols
-					w[i] = float32(qT[c*rows+r]) * scales[r]
+					w[i] = float32(q[layout.at(r, c)]) * scales[r]
 				}
 			}
 		}
@@ -78,9 +79,12 @@ func generateBoth(t *testing.T, m, ref *Model, prompts [][]int, opts SampleOptio
 // after the float32 weights change, as after a training step.
 func TestSamplerBFloat16MatchesRoundedWeights(t *testing.T) {
 	rng := rand.New(rand.NewPCG(51, 52))
-	for _, vocab := range []int{37, 3000} {
+	for _, sz := range []struct{ vocab, hidden, intermediate int }{{37, 16, 24}, {3000, 16, 24}, {320, 32, 64}} {
+		// The last one's outputs are multiples of 32 but for the keys' and
+		// values' 16: most copies in panels, two transposed.
 		cfg := tinyConfig()
-		cfg.VocabSize = vocab
+		vocab := sz.vocab
+		cfg.VocabSize, cfg.HiddenSize, cfg.IntermediateSize = sz.vocab, sz.hidden, sz.intermediate
 		m := newTestModelOn(t, cfg, 5, Options{SamplerWeights: SamplerBFloat16})
 		prompts := [][]int{randomIDs(rng, 5, vocab), randomIDs(rng, 9, vocab)}
 		for round := range 2 {
@@ -117,19 +121,21 @@ func TestSamplerBFloat16MatchesRoundedWeights(t *testing.T) {
 // move from the float32 weights'.
 func TestSamplerInt8MatchesDequantizedWeights(t *testing.T) {
 	rng := rand.New(rand.NewPCG(53, 54))
-	cfg := tinyConfig()
-	cfg.VocabSize = 3000
-	m := newTestModelOn(t, cfg, 6, Options{SamplerWeights: SamplerInt8})
-	ref := asSampled(t, m)
-	prompts := [][]int{randomIDs(rng, 5, 3000), randomIDs(rng, 12, 3000), randomIDs(rng, 3, 3000)}
-	got, want := generateBoth(t, m, ref, prompts, SampleOptions{MaxTokens: 8})
-	for i := range want {
-		if !slices.Equal(got[i].TokenIDs, want[i].TokenIDs) {
-			t.Fatalf("row %d: %v, want %v", i, got[i].TokenIDs, want[i].TokenIDs)
-		}
-		for j := range want[i].LogProbs {
-			if d := math.Abs(got[i].LogProbs[j] - want[i].LogProbs[j]); d > 1e-4 {
-				t.Errorf("row %d token %d: log-prob %g, dequantised %g", i, j, got[i].LogProbs[j], want[i].LogProbs[j])
+	for _, hidden := range []int{16, 32} { // transposed copies; mostly panels
+		cfg := tinyConfig()
+		cfg.VocabSize, cfg.HiddenSize, cfg.IntermediateSize = 3008, hidden, 2*hidden
+		m := newTestModelOn(t, cfg, 6, Options{SamplerWeights: SamplerInt8})
+		ref := asSampled(t, m)
+		prompts := [][]int{randomIDs(rng, 5, 3000), randomIDs(rng, 12, 3000), randomIDs(rng, 3, 3000)}
+		got, want := generateBoth(t, m, ref, prompts, SampleOptions{MaxTokens: 8})
+		for i := range want {
+			if !slices.Equal(got[i].TokenIDs, want[i].TokenIDs) {
+				t.Fatalf("hidden %d row %d: %v, want %v", hidden, i, got[i].TokenIDs, want[i].TokenIDs)
+			}
+			for j := range want[i].LogProbs {
+				if d := math.Abs(got[i].LogProbs[j] - want[i].LogProbs[j]); d > 1e-4 {
+					t.Errorf("hidden %d row %d token %d: log-prob %g, dequantised %g", hidden, i, j, got[i].LogProbs[j], want[i].LogProbs[j])
+				}
 			}
 		}
 	}

@@ -44,6 +44,14 @@ type Params struct {
 	// convert the part of B they use to float32 first.
 	BInt8     []int8
 	BBFloat16 []uint16
+	// BPanelWidth, when above 0, says a narrow B with contiguous rows
+	// (BColStride 1) is stored in panels of that many columns, a multiple
+	// of PanelWidth: element (b, p, j) at b*BBatchStride +
+	// (j/BPanelWidth)*BPanelStride + p*BRowStride + j%BPanelWidth. A
+	// decode step then reads each panel's rows as one sequential run,
+	// where rows of a whole [in, out] weight (a vocabulary wide) put every
+	// step in another page.
+	BPanelWidth, BPanelStride int
 
 	// C receives the dense [Batch, M, N] result; it must not overlap A or B.
 	C []float32
@@ -230,7 +238,10 @@ func (p *Params) validate() error {
 	if set > 1 {
 		return fmt.Errorf("%w: more than one of B, BInt8 and BBFloat16 set", ErrInvalid)
 	}
-	if last := (p.Batch-1)*p.BBatchStride + (p.K-1)*p.BRowStride + (p.N-1)*p.BColStride; last >= bLen {
+	if p.BPanelWidth != 0 && (p.BPanelWidth < 0 || p.BPanelWidth%PanelWidth != 0 || p.BPanelStride < 0 || !p.narrowB() || p.BColStride != 1) {
+		return fmt.Errorf("%w: B panels of %d columns (stride %d): want a multiple of %d, for a narrow B with column stride 1", ErrInvalid, p.BPanelWidth, p.BPanelStride, PanelWidth)
+	}
+	if last := (p.Batch-1)*p.BBatchStride + (p.K-1)*p.BRowStride + p.bColumn(p.N-1); last >= bLen {
 		return fmt.Errorf("%w: B view reaches index %d, len(B)=%d", ErrInvalid, last, bLen)
 	}
 	return nil

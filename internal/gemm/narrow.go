@@ -20,6 +20,20 @@ func narrowToFloat32[T narrow](v T) float32 {
 	return 0
 }
 
+// PanelWidth is the unit of Params.BPanelWidth: every kernel's widest
+// tile (32 columns with AVX-512, 16 with AVX2, 8 in pure Go) divides it,
+// so no tile straddles two panels.
+const PanelWidth = 32
+
+// bColumn is the offset of B's column j from its column 0, with or
+// without panels.
+func (p *Params) bColumn(j int) int {
+	if p.BPanelWidth > 0 {
+		return (j/p.BPanelWidth)*p.BPanelStride + (j%p.BPanelWidth)*p.BColStride
+	}
+	return j * p.BColStride
+}
+
 // narrowB reports whether B is stored in a narrow type.
 func (p *Params) narrowB() bool { return p.BInt8 != nil || p.BBFloat16 != nil }
 
@@ -111,10 +125,13 @@ func packTransposedPanelNarrow[T narrow](dst []float32, src []T, off, cs, k, nco
 }
 
 // taskNarrowPanels computes C[b, i0:i1, j0:j1] for a narrow B with
-// contiguous rows (a weight stored [in, out]): for each kc block and each
+// contiguous rows (a weight stored [in, out], or in panels of columns,
+// Params.BPanelWidth): for each kc block and each
 // panel of nr columns it converts that block of B into s.b (kcb rows of
 // the panel's width, zero-padded: a copy that widens, with no transpose)
-// and runs every row tile of [i0, i1) over it. Each output
+// and runs every row tile of [i0, i1) over it; a single row (decoding)
+// over a full panel goes through a fused kernel that widens B as it
+// loads, with no conversion into L1. Each output
 // element sums p in order within a kc block and adds the blocks in order,
 // as every path does, so the bits are those of the float32 product of the
 // converted B.
@@ -134,8 +151,11 @@ func (pl *plan) taskNarrowPanels(s *scratch, b, i0, i1, j0, j1 int) {
 			ncols := min(pl.nr, j1-jr)
 			nv := ceilDiv(ncols, w)
 			width := nv * w
+			off := b*p.BBatchStride + pc*p.BRowStride + p.bColumn(jr)
+			if i1-i0 == 1 && p.AColStride == 1 && ncols == pl.nr && pl.narrowRow(kcb, aBase+i0*p.ARowStride+pc, off, cBase+i0*p.N+jr, pc > 0) {
+				continue
+			}
 			s.b = growFloats(s.b, kcb*width)
-			off := b*p.BBatchStride + pc*p.BRowStride + jr
 			if p.BInt8 != nil {
 				packNarrowPanel(s.b, p.BInt8, off, p.BRowStride, kcb, ncols, width)
 			} else {
@@ -174,4 +194,14 @@ func packNarrowPanel[T narrow](dst []float32, src []T, off, rs, k, ncols, width 
 		}
 		clear(row[ncols:])
 	}
+}
+
+// narrowRow runs the fused one-row kernel over a full panel when the ISA
+// has one (see narrowRow in narrow_amd64.go).
+func (pl *plan) narrowRow(k, aOff, bOff, cOff int, accum bool) bool {
+	p := pl.p
+	if p.BInt8 != nil {
+		return narrowRow(pl.ks, k, p.A, aOff, p.BInt8, bOff, p.BRowStride, p.C, cOff, accum)
+	}
+	return narrowRow(pl.ks, k, p.A, aOff, p.BBFloat16, bOff, p.BRowStride, p.C, cOff, accum)
 }

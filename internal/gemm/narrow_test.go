@@ -77,6 +77,75 @@ func TestNarrowBMatchesWide(t *testing.T) {
 	}
 }
 
+// paneled stores p's narrow B (any strides) in panels of w columns, as
+// Params.BPanelWidth describes.
+func paneled(p *Params, w int) {
+	panels := (p.N + w - 1) / w
+	at := func(b, q, j int) int { return b*p.BBatchStride + q*p.BRowStride + j*p.BColStride }
+	to := func(b, q, j int) int { return b*panels*p.K*w + (j/w)*p.K*w + q*w + j%w }
+	n := p.Batch * panels * p.K * w
+	if p.BInt8 != nil {
+		out := make([]int8, n)
+		for b := range p.Batch {
+			for q := range p.K {
+				for j := range p.N {
+					out[to(b, q, j)] = p.BInt8[at(b, q, j)]
+				}
+			}
+		}
+		p.BInt8 = out
+	} else {
+		out := make([]uint16, n)
+		for b := range p.Batch {
+			for q := range p.K {
+				for j := range p.N {
+					out[to(b, q, j)] = p.BBFloat16[at(b, q, j)]
+				}
+			}
+		}
+		p.BBFloat16 = out
+	}
+	p.BBatchStride, p.BRowStride, p.BColStride = panels*p.K*w, w, 1
+	p.BPanelWidth, p.BPanelStride = w, p.K*w
+}
+
+// TestNarrowPanelsMatchWide checks that B stored in panels of columns
+// (Params.BPanelWidth) gives bit for bit the float32 product of the
+// converted B, for every ISA: one row (the fused kernels) and several,
+// panels of 32 and 64 columns, a ragged last panel, depths over kc.
+func TestNarrowPanelsMatchWide(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	for _, isa := range Supported() {
+		for _, kind := range []string{"int8", "bfloat16"} {
+			for _, s := range [][4]int{{1, 128, 300, 32}, {1, 96, 40, 64}, {1, 70, 17, 32}, {5, 64, 260, 32}, {40, 100, 33, 64}} {
+				m, n, k, w := s[0], s[1], s[2], s[3]
+				name := fmt.Sprintf("%s %s %dx%dx%d panels of %d", isa, kind, m, n, k, w)
+				p := makeParams(rng, 2, m, n, k, rowMajor, rowMajor)
+				p.ISA = isa
+				p.MaxWorkers, p.Team = 2, &parallel.Team{Size: 2}
+				want := *p
+				want.B = narrowed(rng, p, kind)
+				want.C = make([]float32, len(p.C))
+				if err := Multiply(&want); err != nil {
+					t.Fatal(err)
+				}
+				paneled(p, w)
+				if err := Multiply(p); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if !slices.Equal(p.C, want.C) {
+					t.Fatalf("%s: differs from the float32 product of the converted B", name)
+				}
+			}
+		}
+	}
+	bad := &Params{Batch: 1, M: 1, N: 32, K: 2, A: make([]float32, 2), C: make([]float32, 32),
+		BRowStride: 16, BColStride: 1, BInt8: make([]int8, 64), BPanelWidth: 16, BPanelStride: 32}
+	if err := Multiply(bad); !errors.Is(err, ErrInvalid) {
+		t.Errorf("panels of 16 columns: %v, want ErrInvalid", err)
+	}
+}
+
 // TestNarrowBInvalid checks that a B given twice, or too short in its
 // narrow type, is refused with ErrInvalid.
 func TestNarrowBInvalid(t *testing.T) {
@@ -94,8 +163,9 @@ func TestNarrowBInvalid(t *testing.T) {
 
 // BenchmarkNarrowFewRows measures single-stream decode products x·W in
 // one run, W in float32 stored [out, in] (the model's layout) and in
-// bfloat16 and int8 stored [out, in] (converted while transposed) and [in,
-// out] (converted by rows: the sampler's layout); the weights (several
+// bfloat16 and int8 stored [out, in] (converted while transposed), [in,
+// out] (converted by rows) and in panels of 32 columns (the sampler's
+// layout); the weights (several
 // copies, 48 MB or more of float32) come from memory as in a decode step.
 // GB/s counts the bytes of W read.
 func BenchmarkNarrowFewRows(b *testing.B) {
@@ -105,11 +175,11 @@ func BenchmarkNarrowFewRows(b *testing.B) {
 		if k > 128 {
 			copies = max(1, (48<<20)/(4*n*k))
 		}
-		for _, kind := range []string{"float32", "bfloat16", "int8", "bfloat16-rows", "int8-rows"} {
+		for _, kind := range []string{"float32", "bfloat16", "int8", "bfloat16-rows", "int8-rows", "bfloat16-panels", "int8-panels"} {
 			rng := rand.New(rand.NewPCG(23, 24))
 			ps := make([]*Params, copies)
 			layoutB := colMajor
-			if strings.HasSuffix(kind, "-rows") {
+			if !strings.HasSuffix(kind, "float32") && strings.Contains(kind, "-") {
 				layoutB = rowMajor
 			}
 			narrowKind, _, _ := strings.Cut(kind, "-")
@@ -118,6 +188,9 @@ func BenchmarkNarrowFewRows(b *testing.B) {
 				ps[i].MaxWorkers, ps[i].Team = 2, &parallel.Team{Size: 2}
 				if narrowKind != "float32" {
 					narrowed(rng, ps[i], narrowKind)
+				}
+				if strings.HasSuffix(kind, "-panels") {
+					paneled(ps[i], PanelWidth)
 				}
 			}
 			bytes := map[string]int{"float32": 4, "bfloat16": 2, "int8": 1}[narrowKind]

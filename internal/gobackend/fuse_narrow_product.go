@@ -6,6 +6,7 @@ import (
 	"github.com/gomlx/gomlx/backends"
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/dtypes/bfloat16"
+	"github.com/gomlx/gomlx/pkg/core/shapes"
 	"github.com/pkg/errors"
 
 	"github.com/org/agentevolver/internal/gemm"
@@ -72,6 +73,12 @@ func (f narrowProductFusion) execute(backend *Backend, node *Node, inputs []*Buf
 	params := f.params
 	output := backend.getBufferForShape(node.shape)
 	bs, cs, ks, ok := dgAxesStrides(rhs.shape, params.rhsContractingAxes, params.rhsBatchAxes)
+	panelWidth, panelStride := narrowPanels(rhs.shape, params)
+	if panelWidth > 0 {
+		// [panels, K, width] contracting K: gemm's panel layout, whose
+		// output [.., panels, width] is C's [.., N].
+		bs, cs, ks, ok = 0, 1, panelWidth, true
+	}
 	if !ok {
 		wide := widenBuffer(backend, rhs)
 		err := execDotGeneralGemm(backend, lhs, wide, params, output)
@@ -91,6 +98,7 @@ func (f narrowProductFusion) execute(backend *Backend, node *Node, inputs []*Buf
 	var lhsTmp *Buffer
 	p.A, p.ABatchStride, p.ARowStride, p.AColStride, lhsTmp = dgStridedOperand(backend, lhs, params.lhsContractingAxes, params.lhsBatchAxes, params.batchSize, params.lhsCrossSize, params.contractingSize)
 	p.BBatchStride, p.BColStride, p.BRowStride = bs, cs, ks
+	p.BPanelWidth, p.BPanelStride = panelWidth, panelStride
 	switch flat := rhs.flat.(type) {
 	case []int8:
 		p.BInt8 = flat
@@ -126,4 +134,19 @@ func widenBuffer(backend *Backend, narrow *Buffer) *Buffer {
 		}
 	}
 	return wide
+}
+
+// narrowPanels recognises a narrow operand stored in panels of columns,
+// [panels, K, width] with K contracted, no batch axes and width a
+// multiple of gemm.PanelWidth (the sampler's layout, model.SamplerWeights),
+// and returns the panel width and stride; 0 otherwise.
+func narrowPanels(shape shapes.Shape, params *dotGeneralNodeData) (width, stride int) {
+	if shape.Rank() != 3 || len(params.rhsBatchAxes) != 0 || len(params.rhsContractingAxes) != 1 || params.rhsContractingAxes[0] != 1 {
+		return 0, 0
+	}
+	d := shape.Dimensions
+	if d[2]%gemm.PanelWidth != 0 {
+		return 0, 0
+	}
+	return d[2], d[1] * d[2]
 }

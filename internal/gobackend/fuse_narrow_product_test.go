@@ -43,6 +43,12 @@ func TestNarrowProductFusion(t *testing.T) {
 			{"chunked head", func(x, w n) n {
 				return graph.DotGeneral(x, []int{2}, []int{0}, wide(w), []int{2}, []int{0})
 			}, []any{randomTensor(rng, 4, 1, 48), randomTensor(rng, 4, 64, 48)}, 1},
+			{"panels of columns", func(x, w n) n {
+				return graph.DotGeneral(x, []int{2}, nil, wide(w), []int{1}, nil)
+			}, []any{randomTensor(rng, 1, 1, 40), randomTensor(rng, 3, 40, 32)}, 1},
+			{"panels of columns, several rows", func(x, w n) n {
+				return graph.DotGeneral(x, []int{1}, nil, wide(w), []int{1}, nil)
+			}, []any{randomTensor(rng, 7, 300), randomTensor(rng, 2, 300, 64)}, 1},
 			{"axes that need a copy", func(x, w n) n {
 				return graph.DotGeneral(x, []int{1}, nil, wide(w), []int{1}, nil)
 			}, []any{randomTensor(rng, 2, 24), randomTensor(rng, 5, 24, 7)}, 1},
