@@ -125,7 +125,7 @@ func newModel(cfg Config, weights map[string]*tensors.Tensor, opts Options) (m *
 		vars.InAbsPath(scope).VariableWithValue(name, t)
 	}
 	m = &Model{cfg: full, backend: backend, logger: logger, vars: vars, dtype: dtype}
-	if samplerFormat != SamplerFloat32 {
+	if samplerFormat != SamplerFloat32 || (dtype == dtypes.Float32 && full.matrixBytes() <= transposedSamplerMaxBytes) {
 		m.sampler = newSamplerVars(samplerFormat, full)
 	}
 	return m, nil

@@ -595,3 +595,39 @@ func BenchmarkFewRows(b *testing.B) {
 		}
 	}
 }
+
+// TestBLayoutsMatch checks that a product gives the same bits whether B
+// is stored transposed (a weight [out, in], taskFewRows, swapped or
+// packed) or with contiguous rows (its transposed copy [in, out], read in
+// place or packed): the model's small-model sampler reads a transposed
+// copy of the weights that training and log-probs read as they are, and
+// its samples must not depend on which.
+func TestBLayoutsMatch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 28))
+	for _, isa := range Supported() {
+		for _, s := range [][3]int{{1, 384, 128}, {1, 128, 384}, {1, 1024, 128}, {2, 384, 128}, {12, 384, 128}, {32, 384, 128}, {1, 300, 600}, {130, 70, 300}, {300, 40, 20}} {
+			m, n, k := s[0], s[1], s[2]
+			p := makeParams(rng, 1, m, n, k, rowMajor, colMajor)
+			p.ISA = isa
+			p.MaxWorkers, p.Team = 2, &parallel.Team{Size: 2}
+			q := *p
+			q.B = make([]float32, k*n)
+			for r := range k {
+				for j := range n {
+					q.B[r*n+j] = p.B[r*p.BRowStride+j*p.BColStride]
+				}
+			}
+			q.BRowStride, q.BColStride, q.BBatchStride = n, 1, k*n
+			q.C = make([]float32, len(p.C))
+			if err := Multiply(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := Multiply(&q); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(p.C, q.C) {
+				t.Errorf("%s %dx%dx%d: B [out, in] and [in, out] give different bits", isa, m, n, k)
+			}
+		}
+	}
+}
