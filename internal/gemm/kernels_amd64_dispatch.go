@@ -5,6 +5,7 @@ package gemm
 import "golang.org/x/sys/cpu"
 
 //go:generate go run gen_kernels.go
+//go:generate go run gen_narrow.go
 
 // hasAVX512 and hasAVX2 are fixed at start-up; x/sys/cpu also checks that
 // the OS saves the wide registers.

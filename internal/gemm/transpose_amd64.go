@@ -42,7 +42,7 @@ func transposePanel8(dst []float32, ldd int, src []float32, off, cs, jb, pb int)
 }
 
 // transpose8x8BlocksInt8 and transpose8x8BlocksBFloat16 are in
-// transpose_narrow_amd64.s: transpose8x8Blocks converting an int8 or
+// transpose_amd64.s: transpose8x8Blocks converting an int8 or
 // bfloat16 source to float32 as it loads. Callers check the bounds.
 //
 //go:noescape
@@ -73,7 +73,7 @@ func transposePanel8Narrow[T narrow](dst []float32, ldd int, src []T, off, cs, j
 	return true
 }
 
-// widenRowsInt8 and widenRowsBFloat16 are in transpose_narrow_amd64.s:
+// widenRowsInt8 and widenRowsBFloat16 are in narrow_amd64.s:
 // rows of 8-column blocks converted to float32. Callers check the bounds.
 //
 //go:noescape
