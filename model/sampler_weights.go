@@ -97,10 +97,11 @@ const (
 	scaleSuffix  = "_scale"
 )
 
-// samplerVars is the context the sampling graphs read with narrow weights:
+// samplerVars is the context the sampling graphs read with narrow weights
+// (or a small model's transposed float32 copies, see SamplerFloat32):
 // every variable of the model's context under its own scope and name,
 // holding the very tensors of the model's variables (no copy), and beside
-// each matrix weight its narrow copy. The copy is stored in panels of 32
+// each matrix weight its copy. A narrow copy is stored in panels of 32
 // outputs, [out/32, in, 32] (transposed, [in, out], when out is not a
 // multiple of 32; narrowLayout), so that a product reads its rows left to
 // right and only widens them (package gemm's taskNarrowPanels), which ran
