@@ -77,6 +77,34 @@ func (m *Model) SamplerWeights() SamplerWeights {
 // narrow head's did before narrow copies went into panels.
 const transposedSamplerMaxBytes = 16 << 20
 
+// SamplerCopyBytes returns the memory that the sampler's copies of the
+// weights of a model with configuration c take beside the float32 weights,
+// with sampler weights w (Options.SamplerWeights): the narrow copies (and
+// int8's scales), a small model's transposed float32 copies, or 0.
+func (c Config) SamplerCopyBytes(w SamplerWeights) int {
+	full := c.withDefaults()
+	if w == SamplerFloat32 && full.matrixBytes() > transposedSamplerMaxBytes {
+		return 0
+	}
+	copied := newSamplerVars(w, full).narrow
+	n := 0
+	for _, spec := range full.tensorSpecs() {
+		scope, name := variableScope(spec.name)
+		if !copied[scopeAndName(scope, name)] {
+			continue
+		}
+		switch w {
+		case SamplerInt8:
+			n += spec.size() + 4*spec.shape[0]
+		case SamplerBFloat16:
+			n += 2 * spec.size()
+		default:
+			n += 4 * spec.size()
+		}
+	}
+	return n
+}
+
 // matrixBytes is the size of c's matrix weights in float32.
 func (c Config) matrixBytes() int {
 	n := 0

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
@@ -181,5 +182,34 @@ func TestParseSamplerWeights(t *testing.T) {
 	}
 	if _, err := New(tinyConfig(), 1, Options{SamplerWeights: SamplerInt8, ComputeDType: dtypes.BFloat16}); !errors.Is(err, ErrBadConfig) && !errors.Is(err, ErrUnsupportedDType) {
 		t.Errorf("int8 sampler with bfloat16 compute: %v, want ErrBadConfig", err)
+	}
+}
+
+// TestSamplerCopyBytes checks the copies' size against the variables a
+// model's sampler context holds beside the float32 weights.
+func TestSamplerCopyBytes(t *testing.T) {
+	cfg := tinyConfig()
+	cfg.VocabSize, cfg.HiddenSize, cfg.IntermediateSize = 320, 32, 64
+	for _, w := range []SamplerWeights{SamplerFloat32, SamplerBFloat16, SamplerInt8} {
+		m := newTestModelOn(t, cfg, 7, Options{SamplerWeights: w})
+		if _, err := m.Generate(context.Background(), [][]int{{1, 2, 3}}, SampleOptions{MaxTokens: 1}); err != nil {
+			t.Fatal(err)
+		}
+		got := 0
+		for v := range m.sampler.ctx.IterVariables() {
+			if strings.HasSuffix(v.Name(), narrowSuffix) || strings.HasSuffix(v.Name(), scaleSuffix) {
+				got += int(v.Shape().Memory())
+			}
+		}
+		if want := cfg.SamplerCopyBytes(w); got != want || got == 0 {
+			t.Errorf("%q: the sampler holds %d bytes of copies, SamplerCopyBytes says %d", w, got, want)
+		}
+	}
+	big := Config{VocabSize: 151936, HiddenSize: 896, NumHiddenLayers: 24, NumAttentionHeads: 14, NumKeyValueHeads: 2, IntermediateSize: 4864, TieWordEmbeddings: true}
+	if n := big.SamplerCopyBytes(SamplerFloat32); n != 0 {
+		t.Errorf("a 0.5B model's float32 sampler copies %d bytes, want none", n)
+	}
+	if n := big.SamplerCopyBytes(SamplerInt8); n < 400<<20 || n > 600<<20 {
+		t.Errorf("a 0.5B model's int8 copies take %d bytes, want about 494 MB", n)
 	}
 }

@@ -36,9 +36,10 @@ func runPlan(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 
 Prints the memory one device needs to train the configuration (the format
 of "agentevolver train --config"): parameters, master weights, gradients,
-AdamW's two moments, the reference policy, training activations, the
-rollout KV cache and prefill attention, each with its formula, then what
-would fit, and on the last line "fits" or "does not fit".
+AdamW's two moments, the reference policy, the sampler's weight copies
+(rollout.weight_dtype), training activations, the rollout KV cache and
+prefill attention, each with its formula, then what would fit, and on the
+last line "fits" or "does not fit".
 
 The settings are the configuration's (actor.dtype, actor.lora,
 trainer.devices, rollout.engine: with remote the servers hold the
@@ -114,6 +115,9 @@ Flags:`)
 		microBatch: planMicroBatch(cfg), trainLen: cfg.Data.MaxPromptLength + cfg.Data.MaxResponseLength,
 		concurrency: cfg.Rollout.Concurrency, rolloutLen: cfg.Rollout.MaxModelLen, remote: cfg.Rollout.Engine == trainer.EngineRemote,
 		devices: *devices, reserve: float64(reserve),
+	}
+	if s.sampler, err = model.ParseSamplerWeights(cfg.Rollout.WeightDType); err != nil {
+		return fmt.Errorf("plan: rollout.weight_dtype: %w", err)
 	}
 	if *concurrency > 0 {
 		s.concurrency = *concurrency

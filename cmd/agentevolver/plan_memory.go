@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -29,6 +30,12 @@ import (
 //	               weight (t = P, or A with LoRA), sharded over the devices
 //	reference      4·P         a frozen copy for the KL term; 0 with LoRA
 //	               (the base with adapters off) or without use_kl_loss
+//	sampler copies the in-process sampler's copies of the matrix weights
+//	               (model.Config.SamplerCopyBytes): W + 4 B per output
+//	               with rollout.weight_dtype int8, 2·W with bfloat16, 4·W
+//	               for a model of at most 16 MiB of them in float32, else
+//	               0, W the weights of the projections and the head; 0
+//	               with rollout.engine remote
 //
 // A training micro-batch adds (no activation recomputation; every tensor
 // autodiff needs stays alive until the backward pass), each device
@@ -71,6 +78,7 @@ type planSettings struct {
 	concurrency int // C
 	rolloutLen  int // Tr
 	remote      bool
+	sampler     model.SamplerWeights // rollout.weight_dtype
 	devices     int
 	reserve     float64
 }
@@ -154,6 +162,14 @@ func computePlan(c model.Config, s planSettings) memoryPlan {
 		state += add("reference", 0, "none (the base model with adapters off)")
 	default:
 		state += add("reference", 4*P, "4 B x "+count(P)+" frozen weights for the KL term")
+	}
+	switch copies := float64(c.SamplerCopyBytes(s.sampler)); {
+	case s.remote:
+		add("sampler copies", 0, "none (rollout.engine remote)")
+	case copies == 0:
+		add("sampler copies", 0, "none (float32 weights read as they are)")
+	default:
+		state += add("sampler copies", copies, fmt.Sprintf("the matrix weights as the in-process sampler reads them (%s)", cmp.Or(string(s.sampler), "float32, transposed: a small model")))
 	}
 	grads := add("gradients", 4*trainable, "4 B x "+count(trainable)+" trainable")
 	if n > 1 {

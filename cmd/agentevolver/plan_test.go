@@ -115,6 +115,14 @@ func TestComputePlanFormulas(t *testing.T) {
 			"parameters": 4*P + 4*2*(16+24)*2, "optimizer": 8 * 2 * (16 + 24) * 2, "reference": 0, "gradients": 4 * 2 * (16 + 24) * 2,
 			"activations": act + 4*2*10*2*(2*2*2)}},
 		{"no KL", func() planSettings { s := base; s.useKL = false; return s }(), map[string]float64{"reference": 0}},
+		// Projections q 8·8, k and v 4·8, o 8·8, gate, up and down 16·8
+		// per layer and the untied head 100·8: W = 2·576 + 800 = 1,952;
+		// int8 adds 4 B per output (2·(8+4+4+8+16+16+8) + 100 = 228).
+		{"int8 sampler", func() planSettings { s := base; s.sampler = model.SamplerInt8; return s }(),
+			map[string]float64{"sampler copies": 1952 + 4*228}},
+		{"small float32 sampler", base, map[string]float64{"sampler copies": 4 * 1952}},
+		{"remote rollouts, int8", func() planSettings { s := base; s.remote, s.sampler = true, model.SamplerInt8; return s }(),
+			map[string]float64{"sampler copies": 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := bytesOf(computePlan(c, tc.s))
@@ -123,7 +131,7 @@ func TestComputePlanFormulas(t *testing.T) {
 					t.Errorf("%s: %g, want %g", name, got[name], want)
 				}
 			}
-			state := got["parameters"] + got["master weights"] + got["optimizer"] + got["reference"]
+			state := got["parameters"] + got["master weights"] + got["optimizer"] + got["reference"] + got["sampler copies"]
 			rollout := got["kv-cache"] + got["prefill attention"] + got["compute copies"]
 			if tc.s.remote {
 				rollout = 0
