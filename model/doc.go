@@ -33,6 +33,12 @@
 //
 // # Precision
 //
+// Options.SamplerWeights makes sampling (Generate, Policy) read bfloat16 or
+// int8 copies of the matrix weights, made again whenever the float32
+// weights change: decoding reads every weight once per token, so on a CPU a
+// quarter of the bytes decodes a large model about as many times faster.
+// Training and log-probs keep the float32 weights.
+//
 // Options.ComputeDType bfloat16 runs the decoder blocks' projections and
 // attention products in bfloat16 while the weights, their gradients, the
 // norms, softmaxes, output head and log-probs stay float32 (mixed
