@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/org/agentevolver/models"
 	"github.com/org/agentevolver/trainer"
 )
 
@@ -27,8 +28,9 @@ func runEval(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: agentevolver eval --checkpoint DIR [--split S] [--k K] [--tasks N] [flags]
 
-Validate a saved policy (a run's final/ directory, or any policy directory
-in Hugging Face format) on a task split: K rollouts per task, and the
+Validate a saved policy (a run's final/ directory, any policy directory
+in Hugging Face format, or a shipped policy such as builtin:toolworld-base)
+on a task split: K rollouts per task, and the
 success rate, avg@k, best@k and pass@k as one JSON line. The environment
 and sampling settings come from the configuration, as for train.
 
@@ -39,7 +41,7 @@ Flags:
 	var configs, sets stringList
 	fs.Var(&configs, "config", "YAML configuration file, layered over the defaults (repeatable)")
 	fs.Var(&sets, "set", "override one key, for example --set rollout.val_temperature=0.7 (repeatable)")
-	checkpoint := fs.String("checkpoint", "", "policy directory in Hugging Face format, e.g. runs/NAME/final (required)")
+	checkpoint := fs.String("checkpoint", "", "policy directory in Hugging Face format, e.g. runs/NAME/final, or a shipped policy, e.g. builtin:toolworld-base (required)")
 	split := fs.String("split", "", "task split (default: data.val_split)")
 	k := fs.Int("k", 0, "rollouts per task (default: rollout.val_n)")
 	tasks := fs.Int("tasks", 0, "evaluate only the first N tasks of the split (default: data.val_tasks; 0 there means all)")
@@ -54,7 +56,13 @@ Flags:
 	if *k < 0 || *tasks < 0 {
 		return fmt.Errorf("--k and --tasks must be >= 0")
 	}
-	if err := checkCheckpointDir(*checkpoint); err != nil {
+	// A shipped policy (builtin:NAME, as model.path takes it) is
+	// evaluated from its extracted directory.
+	dir, err := models.Resolve(*checkpoint)
+	if err != nil {
+		return fmt.Errorf("--checkpoint: %w", err)
+	}
+	if err := checkCheckpointDir(dir); err != nil {
 		return err
 	}
 	cfg, warnings, err := trainer.LoadConfigWarnings(trainer.DefaultConfig(), configs, sets)
@@ -67,7 +75,7 @@ Flags:
 	if err != nil {
 		return err
 	}
-	eo := trainer.EvalOptions{Checkpoint: *checkpoint, Split: *split, K: *k, Tasks: *tasks}
+	eo := trainer.EvalOptions{Checkpoint: dir, Split: *split, K: *k, Tasks: *tasks}
 	var trajFile *os.File
 	if *trajectories != "" {
 		if trajFile, err = os.Create(*trajectories); err != nil {

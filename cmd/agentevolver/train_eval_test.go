@@ -86,6 +86,25 @@ func TestTrainThenEval(t *testing.T) {
 	}
 }
 
+// TestEvalShippedPolicy evaluates a shipped policy by its builtin: name,
+// as model.path takes it.
+func TestEvalShippedPolicy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the shipped policy")
+	}
+	var out, errOut bytes.Buffer
+	if err := runEval(context.Background(), []string{"--checkpoint", "builtin:toolworld-base", "--tasks", "3"}, nil, &out, &errOut); err != nil {
+		t.Fatalf("eval builtin:toolworld-base: %v\n%s", err, errOut.String())
+	}
+	var res struct {
+		Checkpoint string
+		Tasks      int
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil || res.Tasks != 3 || res.Checkpoint != "builtin:toolworld-base" {
+		t.Fatalf("eval printed %q (%v)", out.String(), err)
+	}
+}
+
 func TestEvalErrors(t *testing.T) {
 	tests := []struct {
 		name string
@@ -96,6 +115,7 @@ func TestEvalErrors(t *testing.T) {
 		{"negative k", []string{"--checkpoint", "x", "--k", "-1"}, "must be >= 0"},
 		{"unknown key", []string{"--checkpoint", t.TempDir(), "--set", "rollout.nn=2"}, `unknown key "rollout.nn"`},
 		{"missing checkpoint directory", []string{"--checkpoint", filepath.Join(t.TempDir(), "no-such-run", "final")}, "the directory does not exist"},
+		{"unknown shipped policy", []string{"--checkpoint", "builtin:nonesuch"}, "no shipped policy"},
 		{"unwritable transcripts", []string{"--checkpoint", t.TempDir(), "--trajectories", filepath.Join(t.TempDir(), "no", "such", "dir", "x.jsonl")}, "no such file"},
 	}
 	for _, tt := range tests {
