@@ -10,10 +10,12 @@ import (
 )
 
 // execDotGeneralGemm computes a float32 DotGeneral with the packed SIMD GEMM
-// (package gemm) instead of upstream's blocked or naive loops. It reads lhs and
-// rhs in place when each group of axes (batch, cross, contracting) collapses to
-// one stride, which covers plain and transposed matmuls and per-head attention;
-// otherwise it first transposes that operand with upstream's dgNormalizeShape.
+// (package gemm) instead of upstream's blocked or naive loops; its right
+// operand may be int8 or bfloat16 (a fused narrow product, dgRHSOperand).
+// It reads lhs and rhs in place when each group of axes (batch, cross,
+// contracting) collapses to one stride, which covers plain and transposed
+// matmuls and per-head attention; otherwise it first transposes that
+// operand with upstream's dgNormalizeShape.
 // The output is overwritten, so it needs no zeroing.
 func execDotGeneralGemm(backend *Backend, lhs, rhs *Buffer, params *dotGeneralNodeData, output *Buffer) error {
 	p := gemm.Params{
@@ -27,9 +29,7 @@ func execDotGeneralGemm(backend *Backend, lhs, rhs *Buffer, params *dotGeneralNo
 	}
 	var lhsTmp, rhsTmp *Buffer
 	p.A, p.ABatchStride, p.ARowStride, p.AColStride, lhsTmp = dgStridedOperand(backend, lhs, params.lhsContractingAxes, params.lhsBatchAxes, params.batchSize, params.lhsCrossSize, params.contractingSize)
-	// For rhs the cross axis is gemm's column axis (N) and the contracting
-	// axis its row axis (K).
-	p.B, p.BBatchStride, p.BColStride, p.BRowStride, rhsTmp = dgStridedOperand(backend, rhs, params.rhsContractingAxes, params.rhsBatchAxes, params.batchSize, params.rhsCrossSize, params.contractingSize)
+	rhsTmp = dgRHSOperand(backend, rhs, params, &p)
 	err := gemm.Multiply(&p)
 	if lhsTmp != nil {
 		backend.putBuffer(lhsTmp)

@@ -7,7 +7,6 @@ import (
 	"github.com/gomlx/gomlx/pkg/core/dtypes"
 	"github.com/gomlx/gomlx/pkg/core/dtypes/bfloat16"
 	"github.com/gomlx/gomlx/pkg/core/shapes"
-	"github.com/pkg/errors"
 
 	"github.com/org/agentevolver/internal/gemm"
 )
@@ -65,74 +64,68 @@ func narrowProductPattern(d *Node, uses []int) (*Node, bool) {
 	return src, true
 }
 
-// execute computes the product with the narrow operand read in place when
-// its axes collapse to single strides, else from a float32 copy in the
-// [batch, cross, contracting] layout.
+// execute computes the product by execDotGeneralGemm, which reads the
+// narrow operand (dgRHSOperand).
 func (f narrowProductFusion) execute(backend *Backend, node *Node, inputs []*Buffer, _ []bool) (*Buffer, error) {
-	lhs, rhs := inputs[0], inputs[1]
-	params := f.params
 	output := backend.getBufferForShape(node.shape)
-	bs, cs, ks, ok := dgAxesStrides(rhs.shape, params.rhsContractingAxes, params.rhsBatchAxes)
-	panelWidth, panelStride := narrowPanels(rhs.shape, params)
-	if panelWidth > 0 {
-		// [panels, K, width] contracting K: gemm's panel layout, whose
-		// output [.., panels, width] is C's [.., N].
-		bs, cs, ks, ok = 0, 1, panelWidth, true
-	}
-	if !ok {
-		wide := widenBuffer(backend, rhs)
-		err := execDotGeneralGemm(backend, lhs, wide, params, output)
-		backend.putBuffer(wide)
-		if err != nil {
-			backend.putBuffer(output)
-			return nil, err
-		}
-		return output, nil
-	}
-	p := gemm.Params{
-		Batch: params.batchSize, M: params.lhsCrossSize, N: params.rhsCrossSize, K: params.contractingSize,
-		C:          output.flat.([]float32),
-		MaxWorkers: gemmWorkers(backend),
-		Team:       &backend.team,
-	}
-	var lhsTmp *Buffer
-	p.A, p.ABatchStride, p.ARowStride, p.AColStride, lhsTmp = dgStridedOperand(backend, lhs, params.lhsContractingAxes, params.lhsBatchAxes, params.batchSize, params.lhsCrossSize, params.contractingSize)
-	p.BBatchStride, p.BColStride, p.BRowStride = bs, cs, ks
-	p.BPanelWidth, p.BPanelStride = panelWidth, panelStride
-	switch flat := rhs.flat.(type) {
-	case []int8:
-		p.BInt8 = flat
-	case []bfloat16.BFloat16:
-		p.BBFloat16 = unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(flat))), len(flat))
-	}
-	err := gemm.Multiply(&p)
-	if lhsTmp != nil {
-		backend.putBuffer(lhsTmp)
-	}
-	if err != nil {
+	if err := execDotGeneralGemm(backend, inputs[0], inputs[1], f.params, output); err != nil {
 		backend.putBuffer(output)
-		return nil, errors.Wrapf(err, "DotGeneral(%s, ConvertDType(%s)) -> %s", lhs.shape, rhs.shape, node.shape)
+		return nil, err
 	}
 	return output, nil
 }
 
+// dgRHSOperand sets p's B from a DotGeneral's right operand: float32 data
+// as dgStridedOperand gives it; an int8 or bfloat16 operand (a fused
+// narrow product) read in place when its axes collapse to single strides
+// or it is stored in panels (narrowPanels), else from a float32 copy. It
+// returns the buffer to give back to the pool, if any.
+func dgRHSOperand(backend *Backend, rhs *Buffer, params *dotGeneralNodeData, p *gemm.Params) (tmp *Buffer) {
+	var narrow bool
+	switch flat := rhs.flat.(type) {
+	case []int8:
+		p.BInt8, narrow = flat, true
+	case []bfloat16.BFloat16:
+		p.BBFloat16, narrow = unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(flat))), len(flat)), true
+	}
+	if narrow {
+		if width, stride := narrowPanels(rhs.shape, params); width > 0 {
+			// [panels, K, width] contracting K: gemm's panel layout, whose
+			// output [.., panels, width] is C's [.., N].
+			p.BBatchStride, p.BColStride, p.BRowStride, p.BPanelWidth, p.BPanelStride = 0, 1, width, width, stride
+			return nil
+		}
+		if bs, cs, ks, ok := dgAxesStrides(rhs.shape, params.rhsContractingAxes, params.rhsBatchAxes); ok {
+			p.BBatchStride, p.BColStride, p.BRowStride = bs, cs, ks
+			return nil
+		}
+		p.BInt8, p.BBFloat16 = nil, nil
+		wide := widenBuffer(backend, rhs)
+		if copied := dgStridedRHS(backend, wide, params, p); copied != nil {
+			backend.putBuffer(wide)
+			return copied
+		}
+		return wide // p.B reads it
+	}
+	return dgStridedRHS(backend, rhs, params, p)
+}
+
+// dgStridedRHS sets p's float32 B from rhs by dgStridedOperand and returns
+// its transposed copy, if it made one.
+func dgStridedRHS(backend *Backend, rhs *Buffer, params *dotGeneralNodeData, p *gemm.Params) (tmp *Buffer) {
+	// For rhs the cross axis is gemm's column axis (N) and the contracting
+	// axis its row axis (K).
+	p.B, p.BBatchStride, p.BColStride, p.BRowStride, tmp = dgStridedOperand(backend, rhs, params.rhsContractingAxes, params.rhsBatchAxes, params.batchSize, params.rhsCrossSize, params.contractingSize)
+	return tmp
+}
+
 // widenBuffer returns a float32 copy of an int8 or bfloat16 buffer (from
-// the pool; the caller returns it).
+// the pool; the caller returns it), converted as ConvertDType converts.
 func widenBuffer(backend *Backend, narrow *Buffer) *Buffer {
 	wide := backend.getBuffer(dtypes.Float32, narrow.shape.Size())
 	wide.shape = narrow.shape.Clone()
 	wide.shape.DType = dtypes.Float32
-	out := wide.flat.([]float32)
-	switch flat := narrow.flat.(type) {
-	case []int8:
-		for i, v := range flat {
-			out[i] = float32(v)
-		}
-	case []bfloat16.BFloat16:
-		for i, v := range flat {
-			out[i] = v.Float32()
-		}
-	}
+	convertDTypePairMap.Get(narrow.shape.DType, dtypes.Float32).(convertFnType)(narrow, wide)
 	return wide
 }
 
