@@ -7,6 +7,9 @@ import "math"
 // bfloat16 numbers. Both convert to float32 exactly.
 type narrow interface{ int8 | uint16 }
 
+// element is any type B may be stored in.
+type element interface{ float32 | narrow }
+
 // narrowToFloat32 converts one narrow element exactly: an int8 to the
 // float32 of its value, a bfloat16 bit pattern to the float32 whose high
 // 16 bits it is.
@@ -107,7 +110,7 @@ func packTransposedPanelNarrow[T narrow](dst []float32, src []T, off, cs, k, nco
 		}
 	}
 	jb, pb := ncols/8, k/8
-	if !transposePanel8Narrow(dst, width, src, off, cs, jb, pb) {
+	if !transposePanel8(dst, width, src, off, cs, jb, pb) {
 		jb, pb = 0, 0
 	}
 	for j := 8 * jb; j < ncols; j++ {

@@ -25,22 +25,6 @@ func transposeBlocks8(dst, src []float32, m, n, r0, rb, c0, cb int) bool {
 	return true
 }
 
-// transposePanel8 writes dst[p*ldd + j] = src[off + j*cs + p] for the
-// whole 8x8 blocks j < 8*jb, p < 8*pb by AVX shuffles, and reports
-// whether it did (AVX2 machines only).
-func transposePanel8(dst []float32, ldd int, src []float32, off, cs, jb, pb int) bool {
-	if !hasAVX2 {
-		return false
-	}
-	if jb == 0 || pb == 0 {
-		return true
-	}
-	_ = src[off+(8*jb-1)*cs+8*pb-1]
-	_ = dst[(8*pb-1)*ldd+8*jb-1]
-	transpose8x8Blocks(&dst[0], ldd, &src[off], cs, jb, pb)
-	return true
-}
-
 // transpose8x8BlocksInt8 and transpose8x8BlocksBFloat16 are in
 // transpose_amd64.s: transpose8x8Blocks converting an int8 or
 // bfloat16 source to float32 as it loads. Callers check the bounds.
@@ -51,9 +35,11 @@ func transpose8x8BlocksInt8(dst *float32, ldd int, src *int8, lds int, rowBlocks
 //go:noescape
 func transpose8x8BlocksBFloat16(dst *float32, ldd int, src *uint16, lds int, rowBlocks, colBlocks int)
 
-// transposePanel8Narrow is transposePanel8 for a narrow source, converted
-// to float32 as it is moved (AVX2 machines only).
-func transposePanel8Narrow[T narrow](dst []float32, ldd int, src []T, off, cs, jb, pb int) bool {
+// transposePanel8 writes dst[p*ldd + j] = src[off + j*cs + p] for the
+// whole 8x8 blocks j < 8*jb, p < 8*pb by AVX shuffles, an int8 or bfloat16
+// source converted to float32 as it loads, and reports whether it did
+// (AVX2 machines only).
+func transposePanel8[T element](dst []float32, ldd int, src []T, off, cs, jb, pb int) bool {
 	if !hasAVX2 {
 		return false
 	}
@@ -63,6 +49,8 @@ func transposePanel8Narrow[T narrow](dst []float32, ldd int, src []T, off, cs, j
 	_ = src[off+(8*jb-1)*cs+8*pb-1]
 	_ = dst[(8*pb-1)*ldd+8*jb-1]
 	switch s := any(src).(type) {
+	case []float32:
+		transpose8x8Blocks(&dst[0], ldd, &s[off], cs, jb, pb)
 	case []int8:
 		transpose8x8BlocksInt8(&dst[0], ldd, &s[off], cs, jb, pb)
 	case []uint16:

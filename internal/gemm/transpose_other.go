@@ -5,13 +5,9 @@ package gemm
 // transposeBlocks8 has no assembly here: transposeBlock's loop does the work.
 func transposeBlocks8(dst, src []float32, m, n, r0, rb, c0, cb int) bool { return false }
 
-// transposePanel8 has no assembly here: packTransposedPanel's loops do the
-// work.
-func transposePanel8(dst []float32, ldd int, src []float32, off, cs, jb, pb int) bool { return false }
-
-// transposePanel8Narrow has no assembly here: packTransposedPanelNarrow's
-// loops do the work.
-func transposePanel8Narrow[T narrow](dst []float32, ldd int, src []T, off, cs, jb, pb int) bool {
+// transposePanel8 has no assembly here: packTransposedPanel's and
+// packTransposedPanelNarrow's loops do the work.
+func transposePanel8[T element](dst []float32, ldd int, src []T, off, cs, jb, pb int) bool {
 	return false
 }
 
